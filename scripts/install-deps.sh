@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the Debian packages graphcost builds against, only those that are missing.
+set -euo pipefail
+packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev protobuf-compiler libzip-dev
+          zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: need root to apt-get install: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

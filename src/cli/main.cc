@@ -1,0 +1,28 @@
+// graphcost: learned cost models that rank compiler configurations.
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"graphcost: learn how fast an ML program runs under a compiler configuration, "
+               "and rank configurations"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "graphcost 0.1.0");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const graphcost::Error& e) {
+    std::fprintf(stderr, "graphcost: error: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "graphcost: error: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "graphcost: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

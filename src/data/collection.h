@@ -1,0 +1,88 @@
+// Collections: the graphs of one collection id and split, with O(1) access to any
+// configuration of any graph, whatever the source (npz folder, single file, pack).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/configs.h"
+#include "data/graph.h"
+
+namespace graphcost::data {
+
+// One of the five TpuGraphs collections: tile:xla, layout:{xla,nlp}:{default,random}.
+struct CollectionId {
+  ConfigKind kind = ConfigKind::Layout;
+  std::string space = "xla";       // "xla" or "nlp"
+  std::string search = "default";  // "default" or "random"; empty for tile
+
+  std::string str() const;           // "tile:xla", "layout:nlp:random"
+  std::string relative_dir() const;  // "npz/tile/xla", "npz/layout/nlp/random"
+  // Parses an id; an unknown one is an Error listing the valid ids.
+  static CollectionId parse(const std::string& text);
+  static std::vector<CollectionId> all();
+  bool operator==(const CollectionId& other) const { return str() == other.str(); }
+};
+
+// One graph and its configurations, as a source adapter produces them.
+struct GraphRecord {
+  Graph graph;
+  ConfigTable configs;
+  std::string source;  // the file it came from, for messages
+  int64_t duplicates_merged = 0;  // configurations merged away by dedup on load
+};
+
+class Collection {
+ public:
+  virtual ~Collection() = default;
+  virtual const CollectionId& id() const = 0;
+  virtual const std::string& split() const = 0;
+  virtual int64_t size() const = 0;
+  virtual const Graph& graph(int64_t g) const = 0;
+  virtual ConfigView configs(int64_t g) const = 0;
+  virtual const std::string& source(int64_t g) const = 0;
+  // Node feature width and configuration feature width, the same for every graph.
+  int64_t node_feature_width() const;
+  int64_t config_width() const;
+};
+
+// A collection held in memory (loaded from npz or pb files).
+class MemoryCollection : public Collection {
+ public:
+  MemoryCollection(CollectionId id, std::string split, std::vector<GraphRecord> records);
+  const CollectionId& id() const override { return id_; }
+  const std::string& split() const override { return split_; }
+  int64_t size() const override { return static_cast<int64_t>(records_.size()); }
+  const Graph& graph(int64_t g) const override { return records_[g].graph; }
+  ConfigView configs(int64_t g) const override { return records_[g].configs.view(); }
+  const std::string& source(int64_t g) const override { return records_[g].source; }
+  const GraphRecord& record(int64_t g) const { return records_[g]; }
+
+ private:
+  CollectionId id_;
+  std::string split_;
+  std::vector<GraphRecord> records_;
+};
+
+struct LoadOptions {
+  // Warn and skip a file that fails validation instead of failing the whole load.
+  bool skip_invalid = false;
+  // Merge identical configurations of a graph keeping the minimum runtime (only where
+  // runtimes are known; test files keep their indices for submissions).
+  bool merge_duplicates = true;
+  // Graph names (file stems) to leave out, e.g. corrupted graphs.
+  std::vector<std::string> exclude;
+};
+
+// The files of a split of a collection under a dataset root, sorted by name.
+std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,
+                                               const std::string& split);
+
+// Opens path as a collection. path may be a dataset root (then id and split pick the folder),
+// a collection folder (containing train/valid/test), a split folder, a single .npz, or a pack
+// file (then id and split come from the pack).
+std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
+                                            const std::string& split, const LoadOptions& options);
+
+}  // namespace graphcost::data

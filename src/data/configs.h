@@ -1,0 +1,48 @@
+// Configuration tables: tile configurations (one feature vector per configuration) and layout
+// configurations (one int8 vector per configurable node per configuration), with runtimes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphcost::data {
+
+enum class ConfigKind { Tile, Layout };
+
+std::string config_kind_name(ConfigKind kind);  // "tile" or "layout"
+
+// A read-only view of a graph's configurations: the same shape whether the storage is an
+// in-memory table or a memory-mapped pack. Configuration j is read in O(1).
+struct ConfigView {
+  ConfigKind kind = ConfigKind::Tile;
+  int64_t count = 0;  // c
+  int64_t nodes = 0;  // nc (layout); 0 for tile
+  int64_t width = 0;  // features per configuration (tile) or per configurable node (layout)
+  const float* tile = nullptr;     // tile: count * width
+  const int8_t* layout = nullptr;  // layout: count * nodes * width
+  const double* runtimes = nullptr;  // count; nullptr when unknown (test split)
+
+  const float* tile_config(int64_t j) const { return tile + j * width; }
+  const int8_t* layout_config(int64_t j) const { return layout + j * nodes * width; }
+  bool has_runtimes() const { return runtimes != nullptr; }
+};
+
+// Owning storage behind a ConfigView.
+struct ConfigTable {
+  ConfigKind kind = ConfigKind::Tile;
+  int64_t count = 0;
+  int64_t nodes = 0;
+  int64_t width = 0;
+  std::vector<float> tile;
+  std::vector<int8_t> layout;
+  // The runtime to rank by: tile config_runtime / config_runtime_normalizers; layout
+  // config_runtime. Empty when the file carries no usable runtimes.
+  std::vector<double> runtimes;
+
+  ConfigView view() const;
+  // Keeps only the configurations listed, in that order.
+  void select(const std::vector<int64_t>& keep);
+};
+
+}  // namespace graphcost::data

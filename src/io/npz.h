@@ -1,0 +1,53 @@
+// .npz archives (a zip of <key>.npy entries, stored or DEFLATE), read and written with libzip.
+// Reading one key decompresses only that entry.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/npy.h"
+
+typedef struct zip zip_t;
+
+namespace graphcost::io {
+
+class NpzReader {
+ public:
+  // Opens the archive; a missing, truncated or non-zip file is an Error naming the path.
+  explicit NpzReader(const std::string& path);
+  ~NpzReader();
+  NpzReader(const NpzReader&) = delete;
+  NpzReader& operator=(const NpzReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::vector<std::string> keys() const;  // without the ".npy" suffix
+  bool has(const std::string& key) const;
+  // Reads and parses one array; a missing key, a bad CRC or a malformed header is an Error
+  // of the form "<path>: <key>: <problem>".
+  NpyArray read(const std::string& key) const;
+  // Dtype and shape only (decompresses just the header's bytes).
+  NpyArray read_header(const std::string& key) const;
+
+ private:
+  std::string path_;
+  zip_t* archive_ = nullptr;
+  std::map<std::string, int64_t> index_;  // key -> zip entry index
+};
+
+class NpzWriter {
+ public:
+  // compress: DEFLATE entries (numpy.savez_compressed) or stored ones (numpy.savez).
+  NpzWriter(const std::string& path, bool compress);
+  void add(const std::string& key, const NpyArray& array);
+  // Writes the archive to a temporary file and renames it to path.
+  void commit();
+
+ private:
+  std::string path_;
+  bool compress_;
+  std::vector<std::pair<std::string, std::string>> entries_;  // key -> npy image
+};
+
+}  // namespace graphcost::io
