@@ -1,0 +1,26 @@
+// The field's ranking metrics, exactly as in shared/docs/metrics.md. Scores are predicted costs:
+// lower means faster, so a perfect model has Kendall tau +1 against the measured runtimes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graphcost::eval {
+
+// Kendall tau-b between predicted and measured (scipy.stats.kendalltau's default), O(c log c).
+// Returns NaN when undefined (fewer than 2 items, or either side constant).
+double kendall_tau(const std::vector<double>& predicted, const std::vector<double>& measured);
+// The O(c^2) definition, as a test oracle.
+double kendall_tau_naive(const std::vector<double>& predicted, const std::vector<double>& measured);
+// Ordered pair accuracy: among pairs with measured_i > measured_j, the share with
+// predicted_i > predicted_j. NaN when there is no such pair.
+double ordered_pair_accuracy(const std::vector<double>& predicted, const std::vector<double>& measured);
+// Top-K error: best measured runtime among the K lowest predicted, over the best overall, minus 1.
+double top_k_error(const std::vector<double>& predicted, const std::vector<double>& measured, int64_t k);
+// Kaggle tile score for one kernel: 2 - best_pred / best with K = 5.
+double tile_score(const std::vector<double>& predicted, const std::vector<double>& measured);
+// Configuration indices sorted fastest first by predicted cost (stable on ties).
+std::vector<int64_t> rank_fastest_first(const std::vector<double>& predicted);
+
+}  // namespace graphcost::eval

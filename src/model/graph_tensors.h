@@ -1,0 +1,41 @@
+// Tensors for one graph and one slate of its configurations, the model's input.
+// A graph's tensors are configuration-independent: built once and shared by every slate.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "data/collection.h"
+
+namespace graphcost::model {
+
+struct GraphTensors {
+  int64_t num_nodes = 0;
+  torch::Tensor opcodes;          // [n] int64
+  torch::Tensor node_features;    // [n, F] float32, already compressed: sign(x) * log(1 + |x|)
+  torch::Tensor operand_offsets;  // [n + 1] int64 CSR: the operands of each node
+  torch::Tensor operand_indices;  // [m] int64
+  torch::Tensor user_offsets;     // [n + 1] int64 CSR: the users of each node
+  torch::Tensor user_indices;     // [m] int64
+  torch::Tensor configurable_nodes;  // [nc] int64 (layout), empty for tile
+};
+
+// Builds a graph's tensors (feature compression included).
+GraphTensors make_graph_tensors(const data::Graph& graph);
+
+// One graph with a slate of S of its configurations.
+struct Slate {
+  const GraphTensors* graph = nullptr;
+  int64_t graph_index = -1;             // index in its collection
+  std::vector<int64_t> config_indices;  // S indices into the graph's configurations
+  torch::Tensor config_features;        // tile: [S, Fc]; layout: [S, nc, Fc]; float32, raw values
+  torch::Tensor runtimes;               // [S] float64; undefined when unknown (test split)
+};
+
+// Copies the listed configurations of a graph into a slate's config_features/runtimes.
+Slate make_slate(const GraphTensors& graph, const data::ConfigView& configs,
+                 const std::vector<int64_t>& config_indices);
+
+}  // namespace graphcost::model
