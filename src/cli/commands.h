@@ -5,6 +5,6 @@
 
 namespace graphcost::cli {
 
-
+void add_inspect_command(CLI::App& app);
 
 }  // namespace graphcost::cli

@@ -1,0 +1,139 @@
+// graphcost inspect PATH: what a dataset root, collection folder, .npz file or pack holds.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "data/collection.h"
+#include "data/dedup.h"
+
+namespace graphcost::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::json inspect_collection(const data::Collection& c) {
+  nlohmann::json files = nlohmann::json::array();
+  for (int64_t g = 0; g < c.size(); ++g) {
+    const data::Graph& graph = c.graph(g);
+    data::ConfigView configs = c.configs(g);
+    nlohmann::json row = {{"graph", graph.name},
+                          {"source", c.source(g)},
+                          {"nodes", graph.num_nodes},
+                          {"edges", graph.num_edges()},
+                          {"config_nodes", configs.nodes},
+                          {"configs", configs.count},
+                          {"distinct_configs", data::count_distinct_configs(configs)}};
+    if (configs.has_runtimes()) {
+      auto [lo, hi] = std::minmax_element(configs.runtimes, configs.runtimes + configs.count);
+      row["runtime_min"] = *lo;
+      row["runtime_max"] = *hi;
+    }
+    files.push_back(row);
+  }
+  return {{"collection", c.id().str()},
+          {"split", c.split()},
+          {"kind", data::config_kind_name(c.id().kind)},
+          {"files", c.size()},
+          {"node_feature_width", c.node_feature_width()},
+          {"config_width", c.config_width()},
+          {"graphs", files}};
+}
+
+void print_collection(const nlohmann::json& j) {
+  std::printf("%s %s: %d files, node features %d, config features %d\n",
+              j["collection"].get<std::string>().c_str(), j["split"].get<std::string>().c_str(),
+              j["files"].get<int>(), j["node_feature_width"].get<int>(), j["config_width"].get<int>());
+  std::printf("  %-40s %8s %8s %6s %8s %9s %12s %12s\n", "graph", "n", "m", "nc", "c", "distinct",
+              "runtime_min", "runtime_max");
+  for (const auto& row : j["graphs"]) {
+    char lo_text[32], hi_text[32];
+    if (row.contains("runtime_min")) {
+      std::snprintf(lo_text, sizeof lo_text, "%.6g", row["runtime_min"].get<double>());
+      std::snprintf(hi_text, sizeof hi_text, "%.6g", row["runtime_max"].get<double>());
+    } else {
+      std::snprintf(lo_text, sizeof lo_text, "-");
+      std::snprintf(hi_text, sizeof hi_text, "-");
+    }
+    std::printf("  %-40s %8lld %8lld %6lld %8lld %9lld %12s %12s\n",
+                row["graph"].get<std::string>().c_str(), row["nodes"].get<long long>(),
+                row["edges"].get<long long>(), row["config_nodes"].get<long long>(),
+                row["configs"].get<long long>(), row["distinct_configs"].get<long long>(), lo_text,
+                hi_text);
+  }
+}
+
+struct InspectOptions {
+  std::string path;
+  std::string collection;
+  bool skip_invalid = false;
+  bool json = false;
+};
+
+void run_inspect(const InspectOptions& o) {
+  data::LoadOptions load;
+  load.merge_duplicates = false;  // inspect counts duplicates, it does not merge them
+  load.skip_invalid = o.skip_invalid;
+  nlohmann::json out = nlohmann::json::array();
+  fs::path p(o.path);
+  const std::vector<std::string> splits = {"train", "valid", "test"};
+  if (fs::is_directory(p / "npz")) {
+    // A dataset root: every collection and split present.
+    for (const data::CollectionId& id : data::CollectionId::all()) {
+      if (!o.collection.empty() && id.str() != o.collection) continue;
+      for (const std::string& split : splits) {
+        if (!fs::is_directory(p / id.relative_dir() / split)) continue;
+        out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load)));
+      }
+    }
+    if (out.empty()) throw Error(o.path, "", "no collection folders under npz/");
+  } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
+    data::CollectionId id = data::CollectionId::parse(o.collection.empty() ? "layout:xla:default" : o.collection);
+    for (const std::string& split : splits) {
+      if (fs::is_directory(p / split)) out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load)));
+    }
+  } else {
+    // One file or one folder of files: the kind comes from the data.
+    data::CollectionId id;
+    if (!o.collection.empty()) {
+      id = data::CollectionId::parse(o.collection);
+      out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
+    } else {
+      try {
+        out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
+      } catch (const Error& e) {
+        if (std::string(e.what()).find("configurations, but collection") == std::string::npos) throw;
+        id = data::CollectionId::parse("tile:xla");
+        out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
+      }
+    }
+  }
+  if (o.json) {
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    for (const auto& c : out) print_collection(c);
+  }
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Show what a dataset root, collection folder, .npz file or pack holds: per file "
+                 "n, m, nc, c, runtime range and distinct configurations");
+  cmd->add_option("path", options->path, "dataset root, collection or split folder, .npz or pack")
+      ->required();
+  cmd->add_option("--collection", options->collection,
+                  "only this collection (tile:xla, layout:{xla,nlp}:{default,random})");
+  cmd->add_flag("--skip-invalid", options->skip_invalid,
+                "warn about and skip files that fail validation instead of stopping");
+  cmd->add_flag("--json", options->json, "print JSON instead of a table");
+  cmd->callback([options] { run_inspect(*options); });
+}
+
+}  // namespace graphcost::cli

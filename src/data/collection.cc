@@ -1,0 +1,178 @@
+#include "data/collection.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/error.h"
+#include "data/dedup.h"
+#include "data/validate.h"
+#include "io/tpugraphs_npz.h"
+
+namespace graphcost::data {
+
+namespace fs = std::filesystem;
+
+std::string CollectionId::str() const {
+  if (kind == ConfigKind::Tile) return "tile:" + space;
+  return "layout:" + space + ":" + search;
+}
+
+std::string CollectionId::relative_dir() const {
+  if (kind == ConfigKind::Tile) return "npz/tile/" + space;
+  return "npz/layout/" + space + "/" + search;
+}
+
+std::vector<CollectionId> CollectionId::all() {
+  return {{ConfigKind::Tile, "xla", ""},
+          {ConfigKind::Layout, "xla", "default"},
+          {ConfigKind::Layout, "xla", "random"},
+          {ConfigKind::Layout, "nlp", "default"},
+          {ConfigKind::Layout, "nlp", "random"}};
+}
+
+CollectionId CollectionId::parse(const std::string& text) {
+  std::string valid;
+  for (const CollectionId& id : all()) {
+    if (id.str() == text) return id;
+    valid += (valid.empty() ? "" : ", ") + id.str();
+  }
+  throw Error("unknown collection '" + text + "' (valid: " + valid + ")");
+}
+
+int64_t Collection::node_feature_width() const { return size() > 0 ? graph(0).feature_width : 0; }
+
+int64_t Collection::config_width() const { return size() > 0 ? configs(0).width : 0; }
+
+MemoryCollection::MemoryCollection(CollectionId id, std::string split,
+                                   std::vector<GraphRecord> records)
+    : id_(std::move(id)), split_(std::move(split)), records_(std::move(records)) {}
+
+namespace {
+
+bool is_record_file(const fs::path& p) { return p.extension() == ".npz"; }
+
+std::vector<std::string> record_files_in(const fs::path& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && is_record_file(entry.path())) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The answers file of a test file written by `graphcost synth`: ROOT/answers/<relative path>.
+std::string answers_path(const fs::path& root, const fs::path& file) {
+  return (root / "answers" / fs::relative(file, root)).string();
+}
+
+void attach_answers(GraphRecord& record, const std::string& answers_file) {
+  GraphRecord answers = io::read_tpugraphs_npz(answers_file);
+  check_data(answers.configs.runtimes.size() == static_cast<size_t>(record.configs.count),
+             answers_file, "config_runtime",
+             "answers hold " + std::to_string(answers.configs.runtimes.size()) +
+                 " runtimes for " + std::to_string(record.configs.count) + " configurations");
+  record.configs.runtimes = answers.configs.runtimes;
+}
+
+struct Located {
+  std::vector<std::string> files;
+  fs::path root;  // dataset root when known (for answers files)
+};
+
+Located locate(const std::string& path, const CollectionId& id, const std::string& split) {
+  fs::path p(path);
+  if (!fs::exists(p)) throw Error(path, "", "no such file or folder");
+  Located located;
+  if (fs::is_regular_file(p)) {
+    if (!is_record_file(p)) throw Error(path, "", "not an .npz file, a pack or a folder of them");
+    located.files.push_back(path);
+    return located;
+  }
+  fs::path dir;
+  if (fs::is_directory(p / "npz")) {
+    located.root = p;
+    dir = p / id.relative_dir() / split;
+  } else if (fs::is_directory(p / split)) {
+    dir = p / split;
+  } else {
+    dir = p;
+  }
+  if (!fs::is_directory(dir)) {
+    throw Error(dir.string(), "", "no such folder (collection " + id.str() + ", split " + split + ")");
+  }
+  located.files = record_files_in(dir);
+  if (located.files.empty()) {
+    throw Error(dir.string(), "", "no .npz files (collection " + id.str() + ", split " + split + ")");
+  }
+  return located;
+}
+
+}  // namespace
+
+std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,
+                                               const std::string& split) {
+  return locate(root, id, split).files;
+}
+
+std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
+                                            const std::string& split, const LoadOptions& options) {
+  Located located = locate(path, id, split);
+  std::vector<std::string> files;
+  for (const std::string& f : located.files) {
+    std::string stem = fs::path(f).stem().string();
+    if (std::find(options.exclude.begin(), options.exclude.end(), stem) == options.exclude.end()) {
+      files.push_back(f);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(files.size());
+  std::vector<GraphRecord> records(n);
+  std::vector<std::string> errors(n);
+  std::vector<char> loaded(n, 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t i = 0; i < n; ++i) {
+    try {
+      GraphRecord record = io::read_tpugraphs_npz(files[i]);
+      if (record.configs.runtimes.empty() && !located.root.empty()) {
+        std::string answers = answers_path(located.root, files[i]);
+        if (fs::exists(answers)) attach_answers(record, answers);
+      }
+      validate_record(record);
+      if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
+      records[i] = std::move(record);
+      loaded[i] = 1;
+    } catch (const std::exception& e) {
+      errors[i] = e.what();
+    }
+  }
+  std::vector<GraphRecord> kept;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!loaded[i]) {
+      if (!options.skip_invalid) throw Error(errors[i]);
+      std::fprintf(stderr, "graphcost: warning: skipping %s\n", errors[i].c_str());
+      continue;
+    }
+    const GraphRecord& r = records[i];
+    if (r.configs.kind != id.kind) {
+      throw Error(r.source, "", "holds " + config_kind_name(r.configs.kind) +
+                                    " configurations, but collection " + id.str() + " was asked");
+    }
+    if (!kept.empty()) {
+      const GraphRecord& first = kept.front();
+      check_data(r.graph.feature_width == first.graph.feature_width, r.source, "node_feat",
+                 std::to_string(r.graph.feature_width) + " feature columns, but " + first.source +
+                     " has " + std::to_string(first.graph.feature_width));
+      check_data(r.configs.width == first.configs.width, r.source,
+                 id.kind == ConfigKind::Tile ? "config_feat" : "node_config_feat",
+                 std::to_string(r.configs.width) + " configuration columns, but " + first.source +
+                     " has " + std::to_string(first.configs.width));
+    }
+    kept.push_back(std::move(records[i]));
+  }
+  if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
+  return std::make_unique<MemoryCollection>(id, split, std::move(kept));
+}
+
+}  // namespace graphcost::data

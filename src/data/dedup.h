@@ -1,0 +1,21 @@
+// Duplicate configurations: the dataset measures some configurations several times.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/configs.h"
+
+namespace graphcost::data {
+
+// For each configuration, the index of the first configuration with identical features.
+std::vector<int64_t> first_identical_config(const ConfigView& configs);
+
+// Number of distinct configurations (by features).
+int64_t count_distinct_configs(const ConfigView& configs);
+
+// Merges identical configurations into one, keeping the minimum runtime, in order of first
+// occurrence. Returns the number of configurations removed. Needs runtimes (no-op without).
+int64_t merge_duplicate_configs(ConfigTable& table);
+
+}  // namespace graphcost::data

@@ -1,0 +1,78 @@
+#include "data/validate.h"
+
+#include <cmath>
+#include <unordered_set>
+
+#include "core/error.h"
+
+namespace graphcost::data {
+
+void validate_record(const GraphRecord& record) {
+  const Graph& g = record.graph;
+  const ConfigTable& t = record.configs;
+  const std::string& file = record.source;
+  const int64_t n = g.num_nodes;
+  check_data(n > 0, file, "node_feat", "graph has no nodes");
+  check_data(static_cast<int64_t>(g.opcodes.size()) == n, file, "node_opcode",
+             "expected " + std::to_string(n) + " opcodes, got " + std::to_string(g.opcodes.size()));
+  check_data(static_cast<int64_t>(g.node_features.size()) == n * g.feature_width, file, "node_feat",
+             "size does not match nodes x feature width");
+  for (size_t i = 0; i < g.node_features.size(); ++i) {
+    if (!std::isfinite(g.node_features[i])) {
+      throw Error(file, "node_feat",
+                  "non-finite value at node " + std::to_string(i / g.feature_width) + ", column " +
+                      std::to_string(i % g.feature_width));
+    }
+  }
+  for (int32_t op : g.opcodes) {
+    check_data(op >= 0, file, "node_opcode", "negative opcode " + std::to_string(op));
+  }
+  check_data(g.edges.size() % 2 == 0, file, "edge_index", "odd number of endpoints");
+  for (size_t i = 0; i < g.edges.size(); ++i) {
+    if (g.edges[i] < 0 || g.edges[i] >= n) {
+      throw Error(file, "edge_index",
+                  "edge " + std::to_string(i / 2) + " names node " + std::to_string(g.edges[i]) +
+                      ", outside [0, " + std::to_string(n) + ")");
+    }
+  }
+  for (size_t i = 0; i < g.node_splits.size(); ++i) {
+    int64_t s = g.node_splits[i];
+    check_data(s >= 0 && s <= n, file, "node_splits",
+               "split " + std::to_string(s) + " outside [0, " + std::to_string(n) + "]");
+    check_data(i == 0 || s >= g.node_splits[i - 1], file, "node_splits", "splits not ascending");
+  }
+  std::unordered_set<int32_t> seen;
+  for (int32_t id : g.configurable_nodes) {
+    check_data(id >= 0 && id < n, file, "node_config_ids",
+               "node id " + std::to_string(id) + " outside [0, " + std::to_string(n) + ")");
+    check_data(seen.insert(id).second, file, "node_config_ids",
+               "node id " + std::to_string(id) + " appears twice");
+  }
+  if (t.kind == ConfigKind::Layout) {
+    check_data(t.nodes == static_cast<int64_t>(g.configurable_nodes.size()), file,
+               "node_config_feat",
+               "configures " + std::to_string(t.nodes) + " nodes but node_config_ids lists " +
+                   std::to_string(g.configurable_nodes.size()));
+    check_data(static_cast<int64_t>(t.layout.size()) == t.count * t.nodes * t.width, file,
+               "node_config_feat", "size does not match configs x nodes x width");
+  } else {
+    check_data(static_cast<int64_t>(t.tile.size()) == t.count * t.width, file, "config_feat",
+               "size does not match configs x width");
+    for (float v : t.tile) check_data(std::isfinite(v), file, "config_feat", "non-finite value");
+  }
+  check_data(t.count > 0, file, "config_runtime", "no configurations");
+  if (!t.runtimes.empty()) {
+    check_data(static_cast<int64_t>(t.runtimes.size()) == t.count, file, "config_runtime",
+               "expected " + std::to_string(t.count) + " runtimes, got " +
+                   std::to_string(t.runtimes.size()));
+    for (int64_t j = 0; j < t.count; ++j) {
+      if (!(std::isfinite(t.runtimes[j]) && t.runtimes[j] > 0)) {
+        throw Error(file, "config_runtime",
+                    "configuration " + std::to_string(j) + " has runtime " +
+                        std::to_string(t.runtimes[j]) + " (must be positive)");
+      }
+    }
+  }
+}
+
+}  // namespace graphcost::data

@@ -1,0 +1,15 @@
+// Validation of a loaded graph record: every index in range, every size consistent,
+// runtimes positive. A violation is an Error naming the record's file and the key.
+#pragma once
+
+#include "data/collection.h"
+
+namespace graphcost::data {
+
+// Checks: opcodes and features sized n; features finite; edge endpoints in [0, n);
+// node_splits ascending within [0, n]; configurable node ids in range and unique;
+// configuration table sized count x nodes x width with nodes == configurable node count;
+// runtimes (when present) one per configuration, finite and positive.
+void validate_record(const GraphRecord& record);
+
+}  // namespace graphcost::data

@@ -1,0 +1,124 @@
+#include "data/collection.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/error.h"
+#include "io/tpugraphs_npz.h"
+#include "test_records.h"
+
+namespace graphcost::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(CollectionId, ParsesAndNamesEveryCollection) {
+  for (const CollectionId& id : CollectionId::all()) EXPECT_EQ(CollectionId::parse(id.str()).str(), id.str());
+  CollectionId id = CollectionId::parse("layout:nlp:random");
+  EXPECT_EQ(id.kind, ConfigKind::Layout);
+  EXPECT_EQ(id.relative_dir(), "npz/layout/nlp/random");
+  EXPECT_EQ(CollectionId::parse("tile:xla").relative_dir(), "npz/tile/xla");
+}
+
+TEST(CollectionId, UnknownIdListsTheValidOnes) {
+  try {
+    CollectionId::parse("layout:xla");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("layout:nlp:random"), std::string::npos) << e.what();
+  }
+}
+
+class OpenCollection : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("graphcost_collection_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    dir_ = root_ / "npz/layout/xla/default/train";
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void write(const std::string& stem, GraphRecord r, const fs::path& dir) {
+    io::RuntimeColumns runtimes;
+    for (double t : r.configs.runtimes) runtimes.runtime_ns.push_back(static_cast<int64_t>(t));
+    io::write_tpugraphs_npz((dir / (stem + ".npz")).string(), r, runtimes, true);
+  }
+
+  CollectionId id_ = CollectionId::parse("layout:xla:default");
+  fs::path root_;
+  fs::path dir_;
+};
+
+TEST_F(OpenCollection, LoadsSortedValidatesAndMerges) {
+  write("b", testing::small_layout_record(), dir_);
+  write("a", testing::small_layout_record(), dir_);
+  auto c = open_collection(root_.string(), id_, "train", {});
+  ASSERT_EQ(c->size(), 2);
+  EXPECT_EQ(c->graph(0).name, "a");
+  EXPECT_EQ(c->graph(1).name, "b");
+  EXPECT_EQ(c->configs(0).count, 2);  // the duplicate configuration merged
+  EXPECT_EQ(c->configs(0).runtimes[0], 10);
+  EXPECT_EQ(c->node_feature_width(), 2);
+  EXPECT_EQ(c->config_width(), 2);
+  // The same folder opened as a collection folder, a split folder and a single file.
+  EXPECT_EQ(open_collection((root_ / "npz/layout/xla/default").string(), id_, "train", {})->size(), 2);
+  EXPECT_EQ(open_collection(dir_.string(), id_, "", {})->size(), 2);
+  EXPECT_EQ(open_collection((dir_ / "a.npz").string(), id_, "", {})->size(), 1);
+}
+
+TEST_F(OpenCollection, InvalidFileFailsOrIsSkipped) {
+  write("good", testing::small_layout_record(), dir_);
+  GraphRecord bad = testing::small_layout_record();
+  bad.graph.configurable_nodes = {1, 1};
+  write("bad", bad, dir_);
+  EXPECT_THROW(open_collection(root_.string(), id_, "train", {}), Error);
+  LoadOptions skip;
+  skip.skip_invalid = true;
+  auto c = open_collection(root_.string(), id_, "train", skip);
+  ASSERT_EQ(c->size(), 1);
+  EXPECT_EQ(c->graph(0).name, "good");
+  LoadOptions exclude;
+  exclude.exclude = {"bad"};
+  EXPECT_EQ(open_collection(root_.string(), id_, "train", exclude)->size(), 1);
+}
+
+TEST_F(OpenCollection, FeatureWidthsMustAgree) {
+  write("a", testing::small_layout_record(), dir_);
+  GraphRecord wide = testing::small_layout_record();
+  wide.graph.feature_width = 1;
+  wide.graph.node_features = {0, 1, 2, 3};
+  write("b", wide, dir_);
+  EXPECT_THROW(open_collection(root_.string(), id_, "train", {}), Error);
+}
+
+TEST_F(OpenCollection, EmptyOrMissingFoldersAndWrongKind) {
+  EXPECT_THROW(open_collection(root_.string(), id_, "train", {}), Error);  // no files
+  EXPECT_THROW(open_collection(root_.string(), id_, "valid", {}), Error);  // no folder
+  EXPECT_THROW(open_collection((root_ / "nothing").string(), id_, "train", {}), Error);
+  write("a", testing::small_layout_record(), dir_);
+  EXPECT_THROW(open_collection((dir_ / "a.npz").string(), CollectionId::parse("tile:xla"), "", {}), Error);
+}
+
+TEST_F(OpenCollection, TestFilesTakeRuntimesFromAnswers) {
+  fs::path test_dir = root_ / "npz/layout/xla/default/test";
+  fs::path answers_dir = root_ / "answers/npz/layout/xla/default/test";
+  fs::create_directories(test_dir);
+  fs::create_directories(answers_dir);
+  GraphRecord r = testing::small_layout_record();
+  GraphRecord hidden = r;
+  hidden.configs.runtimes.clear();
+  write("t", hidden, test_dir);
+  write("t", r, answers_dir);
+  LoadOptions keep;
+  keep.merge_duplicates = false;
+  auto c = open_collection(root_.string(), id_, "test", keep);
+  ASSERT_TRUE(c->configs(0).has_runtimes());
+  EXPECT_EQ(c->configs(0).runtimes[2], 10);
+}
+
+}  // namespace
+}  // namespace graphcost::data
