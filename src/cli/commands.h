@@ -6,5 +6,6 @@
 namespace graphcost::cli {
 
 void add_inspect_command(CLI::App& app);
+void add_split_command(CLI::App& app);
 
 }  // namespace graphcost::cli

@@ -97,20 +97,14 @@ void run_inspect(const InspectOptions& o) {
       if (fs::is_directory(p / split)) out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load)));
     }
   } else {
-    // One file or one folder of files: the kind comes from the data.
+    // One file or one folder of files: the kind comes from the data unless a collection is named.
     data::CollectionId id;
     if (!o.collection.empty()) {
       id = data::CollectionId::parse(o.collection);
-      out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
     } else {
-      try {
-        out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
-      } catch (const Error& e) {
-        if (std::string(e.what()).find("configurations, but collection") == std::string::npos) throw;
-        id = data::CollectionId::parse("tile:xla");
-        out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
-      }
+      load.kind_from_data = true;
     }
+    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
   }
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");
   graphcost::cli::add_inspect_command(app);
+  graphcost::cli::add_split_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

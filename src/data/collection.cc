@@ -148,6 +148,7 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     }
   }
   std::vector<GraphRecord> kept;
+  CollectionId kept_id = id;
   for (int64_t i = 0; i < n; ++i) {
     if (!loaded[i]) {
       if (!options.skip_invalid) throw Error(errors[i]);
@@ -155,9 +156,13 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
       continue;
     }
     const GraphRecord& r = records[i];
-    if (r.configs.kind != id.kind) {
+    if (options.kind_from_data && kept.empty() && r.configs.kind != kept_id.kind) {
+      kept_id = r.configs.kind == ConfigKind::Tile ? CollectionId{ConfigKind::Tile, "xla", ""}
+                                                   : CollectionId{ConfigKind::Layout, "xla", "default"};
+    }
+    if (r.configs.kind != kept_id.kind) {
       throw Error(r.source, "", "holds " + config_kind_name(r.configs.kind) +
-                                    " configurations, but collection " + id.str() + " was asked");
+                                    " configurations, but collection " + kept_id.str() + " was asked");
     }
     if (!kept.empty()) {
       const GraphRecord& first = kept.front();
@@ -172,7 +177,7 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     kept.push_back(std::move(records[i]));
   }
   if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
-  return std::make_unique<MemoryCollection>(id, split, std::move(kept));
+  return std::make_unique<MemoryCollection>(kept_id, split, std::move(kept));
 }
 
 }  // namespace graphcost::data

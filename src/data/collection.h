@@ -73,6 +73,9 @@ struct LoadOptions {
   bool merge_duplicates = true;
   // Graph names (file stems) to leave out, e.g. corrupted graphs.
   std::vector<std::string> exclude;
+  // Take the kind (tile or layout) from the files instead of the collection id; for commands
+  // that look at any file (inspect, split) rather than train on a named collection.
+  bool kind_from_data = false;
 };
 
 // The files of a split of a collection under a dataset root, sorted by name.

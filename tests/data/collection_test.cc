@@ -122,3 +122,17 @@ TEST_F(OpenCollection, TestFilesTakeRuntimesFromAnswers) {
 
 }  // namespace
 }  // namespace graphcost::data
+
+namespace graphcost::data {
+namespace {
+
+TEST_F(OpenCollection, KindFromData) {
+  write("a", testing::small_layout_record(), dir_);
+  LoadOptions options;
+  options.kind_from_data = true;
+  auto c = open_collection((dir_ / "a.npz").string(), CollectionId::parse("tile:xla"), "", options);
+  EXPECT_EQ(c->id().str(), "layout:xla:default");
+}
+
+}  // namespace
+}  // namespace graphcost::data
