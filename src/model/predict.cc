@@ -1,0 +1,32 @@
+#include "model/predict.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace graphcost::model {
+
+std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
+                                  const data::ConfigView& configs,
+                                  const std::vector<int64_t>& config_indices, int64_t slate_size) {
+  std::vector<int64_t> indices = config_indices;
+  if (indices.empty()) {
+    indices.resize(configs.count);
+    std::iota(indices.begin(), indices.end(), 0);
+  }
+  torch::NoGradGuard no_grad;
+  const bool was_training = ranker->is_training();
+  ranker->eval();
+  std::vector<double> scores;
+  scores.reserve(indices.size());
+  for (size_t start = 0; start < indices.size(); start += slate_size) {
+    size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
+    std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
+    torch::Tensor out = ranker->forward(make_slate(graph, configs, chunk)).to(torch::kFloat64).contiguous();
+    const double* p = out.data_ptr<double>();
+    scores.insert(scores.end(), p, p + out.numel());
+  }
+  ranker->train(was_training);
+  return scores;
+}
+
+}  // namespace graphcost::model

@@ -1,0 +1,19 @@
+// Scoring every configuration of a graph with a trained ranker, in slates, without gradients.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "data/configs.h"
+#include "model/ranker.h"
+
+namespace graphcost::model {
+
+// Scores (predicted costs, lower = faster) of the listed configurations, or of all of them
+// when config_indices is empty; evaluated slate_size configurations at a time.
+std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
+                                  const data::ConfigView& configs,
+                                  const std::vector<int64_t>& config_indices = {},
+                                  int64_t slate_size = 256);
+
+}  // namespace graphcost::model
