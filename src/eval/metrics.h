@@ -23,4 +23,19 @@ double tile_score(const std::vector<double>& predicted, const std::vector<double
 // Configuration indices sorted fastest first by predicted cost (stable on ties).
 std::vector<int64_t> rank_fastest_first(const std::vector<double>& predicted);
 
+// Pair counts behind tau-b and OPA, over the c*(c-1)/2 unordered pairs.
+struct PairCounts {
+  int64_t pairs = 0;             // n0
+  int64_t tied_predicted = 0;    // n1: pairs with equal predicted
+  int64_t tied_measured = 0;     // n2: pairs with equal measured
+  int64_t tied_both = 0;         // n3: pairs equal on both sides
+  int64_t discordant = 0;        // pairs ordered oppositely (no tie on either side)
+  int64_t concordant() const { return pairs - tied_predicted - tied_measured + tied_both - discordant; }
+};
+// Counts the pairs in O(c log c) (Knight's algorithm). NaN in either input is an Error.
+PairCounts count_pairs(const std::vector<double>& predicted, const std::vector<double>& measured);
+// The O(c^2) definition of ordered_pair_accuracy, as a test oracle.
+double ordered_pair_accuracy_naive(const std::vector<double>& predicted,
+                                   const std::vector<double>& measured);
+
 }  // namespace graphcost::eval
