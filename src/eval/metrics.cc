@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 
 #include "core/error.h"
 
@@ -88,22 +89,19 @@ PairCounts count_pairs(const std::vector<double>& predicted, const std::vector<d
   counts.pairs = c * (c - 1) / 2;
   if (c < 2) return counts;
 
-  std::vector<int64_t> order(c);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    if (predicted[a] != predicted[b]) return predicted[a] < predicted[b];
-    return measured[a] < measured[b];
-  });
+  // Sorting the (predicted, measured) pairs themselves keeps the sort cache-friendly.
+  std::vector<std::pair<double, double>> sorted(c);
+  for (int64_t i = 0; i < c; ++i) sorted[i] = {predicted[i], measured[i]};
+  std::sort(sorted.begin(), sorted.end());
   counts.tied_predicted = tied_pairs_in_runs(
-      c, [&](int64_t i, int64_t j) { return predicted[order[i]] == predicted[order[j]]; });
-  counts.tied_both = tied_pairs_in_runs(c, [&](int64_t i, int64_t j) {
-    return predicted[order[i]] == predicted[order[j]] && measured[order[i]] == measured[order[j]];
-  });
+      c, [&](int64_t i, int64_t j) { return sorted[i].first == sorted[j].first; });
+  counts.tied_both =
+      tied_pairs_in_runs(c, [&](int64_t i, int64_t j) { return sorted[i] == sorted[j]; });
 
   // Within a predicted tie measured is already ascending, so only pairs strictly ordered on both
   // sides can be inversions: the inversions are exactly the discordant pairs.
   std::vector<double> measured_sequence(c);
-  for (int64_t i = 0; i < c; ++i) measured_sequence[i] = measured[order[i]];
+  for (int64_t i = 0; i < c; ++i) measured_sequence[i] = sorted[i].second;
   counts.discordant = sort_counting_inversions(measured_sequence);
   counts.tied_measured = tied_pairs_in_runs(
       c, [&](int64_t i, int64_t j) { return measured_sequence[i] == measured_sequence[j]; });

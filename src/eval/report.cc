@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
@@ -20,7 +19,7 @@ constexpr size_t kMaxScatterGraphs = 6;
 constexpr size_t kMaxScatterPoints = 2000;
 
 // Validation metrics in the order the page shows them; other numeric keys follow by name.
-const std::vector<std::string> kValidationKeys = {"kendall_tau", "opa",        "top1_error",
+const std::vector<std::string> kValidationKeys = {"kendall_tau", "opa",         "top1_error",
                                                   "top5_error",  "top10_error", "tile_score"};
 const std::vector<std::string> kTrainingKeys = {"loss", "configs_per_s"};
 
@@ -85,8 +84,9 @@ std::string section(const std::string& title, const std::map<std::string, Series
 }
 
 std::string latest_values_table(const std::map<std::string, Series>& series) {
-  std::string html = "<table>\n<tr><th>key</th><th>last value</th><th>at iteration</th>"
-                     "<th>points</th></tr>\n";
+  std::string html =
+      "<table>\n<tr><th>key</th><th>last value</th><th>at iteration</th>"
+      "<th>points</th></tr>\n";
   for (const auto& [key, s] : series) {
     html += "<tr><td>" + escape_html(key) + "</td><td>" + format_tick(s.values.back()) +
             "</td><td>" + format_tick(s.iterations.back()) + "</td><td>" +
@@ -127,8 +127,8 @@ std::string prediction_scatters(const std::string& path) {
                "\"predicted\" and \"measured\" differ in length");
     const double tau = kendall_tau(predicted, measured);
     // Thin large graphs evenly so the page stays small; tau uses every point.
-    const size_t stride = std::max<size_t>(1, (predicted.size() + kMaxScatterPoints - 1) /
-                                                  kMaxScatterPoints);
+    const size_t stride =
+        std::max<size_t>(1, (predicted.size() + kMaxScatterPoints - 1) / kMaxScatterPoints);
     std::vector<double> x, y;
     for (size_t i = 0; i < predicted.size(); i += stride) {
       x.push_back(measured[i]);
@@ -179,8 +179,7 @@ std::string render_report(const std::string& run_dir) {
   html += prediction_scatters((dir / "valid_predictions.jsonl").string());
   const std::filesystem::path config = dir / "config.json";
   if (std::filesystem::exists(config)) {
-    html += "<h2>Configuration</h2>\n<pre>" + escape_html(read_file(config.string())) +
-            "</pre>\n";
+    html += "<h2>Configuration</h2>\n<pre>" + escape_html(read_file(config.string())) + "</pre>\n";
   }
   return html + "</body>\n</html>\n";
 }

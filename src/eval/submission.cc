@@ -27,8 +27,8 @@ data::ConfigKind kind_of(const std::string& collection_id) {
   if (std::find(ids.begin(), ids.end(), collection_id) == ids.end()) {
     std::string valid;
     for (const auto& id : ids) valid += (valid.empty() ? "" : ", ") + id;
-    throw Error("submission", "collection", "unknown id '" + collection_id + "' (valid: " +
-                                                valid + ")");
+    throw Error("submission", "collection",
+                "unknown id '" + collection_id + "' (valid: " + valid + ")");
   }
   return collection_id.rfind("tile:", 0) == 0 ? data::ConfigKind::Tile : data::ConfigKind::Layout;
 }

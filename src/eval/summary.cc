@@ -60,7 +60,7 @@ MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& grap
       // A graph with fewer than 2 configurations has no defined ranking metric; it counts as NaN
       // for every metric, tile ones included, so means cover the same graphs across kinds.
       row[m] = graph.predicted.size() < 2 ? std::numeric_limits<double>::quiet_NaN()
-                                           : metrics[m](graph.predicted, graph.measured);
+                                          : metrics[m](graph.predicted, graph.measured);
       if (!std::isnan(row[m])) {
         sums[m] += row[m];
         ++counts[m];

@@ -2,10 +2,9 @@
 // or as a text table for a terminal.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "data/configs.h"
 

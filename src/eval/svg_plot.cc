@@ -81,9 +81,8 @@ std::string open_frame(const Frame& f, bool empty) {
   s += "<rect x=\"" + number(f.left()) + "\" y=\"" + number(f.top()) + "\" width=\"" +
        number(f.right() - f.left()) + "\" height=\"" + number(f.bottom() - f.top()) +
        "\" fill=\"none\" stroke=\"#444\"/>\n";
-  s += "<text x=\"" + number((f.left() + f.right()) / 2) + "\" y=\"" +
-       number(o.height - 8.0) + "\" text-anchor=\"middle\">" + escape_html(o.x_label) +
-       "</text>\n";
+  s += "<text x=\"" + number((f.left() + f.right()) / 2) + "\" y=\"" + number(o.height - 8.0) +
+       "\" text-anchor=\"middle\">" + escape_html(o.x_label) + "</text>\n";
   const std::string yc = number((f.top() + f.bottom()) / 2);
   s += "<text x=\"14\" y=\"" + yc + "\" text-anchor=\"middle\" transform=\"rotate(-90 14 " + yc +
        ")\">" + escape_html(o.y_label) + "</text>\n";
@@ -120,9 +119,11 @@ Axis nice_axis(double lo, double hi, int target_ticks) {
   const double raw_step = (hi - lo) / std::max(1, target_ticks);
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw_step)));
   const double normalised = raw_step / magnitude;
-  const double step =
-      (normalised < 1.5 ? 1.0 : normalised < 3.0 ? 2.0 : normalised < 7.0 ? 5.0 : 10.0) *
-      magnitude;
+  const double step = (normalised < 1.5   ? 1.0
+                       : normalised < 3.0 ? 2.0
+                       : normalised < 7.0 ? 5.0
+                                          : 10.0) *
+                      magnitude;
   Axis axis;
   const double first = std::floor(lo / step), last = std::ceil(hi / step);
   axis.lo = first * step;
@@ -146,12 +147,23 @@ std::string escape_html(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -28,8 +28,9 @@ TEST(Report, WritesSelfContainedHtmlWithPlots) {
                         "\n"
                         "{\"iteration\": 30, \"loss\": 0.6, \"configs_per_s\": 1050, "
                         "\"learning_rate\": 0.001, \"best\": true}\n");
-  write_file_atomically(dir + "/valid_predictions.jsonl",
-                        "{\"graph\": \"g<1>\", \"predicted\": [1, 2, 3], \"measured\": [3, 4, 5]}\n");
+  write_file_atomically(
+      dir + "/valid_predictions.jsonl",
+      "{\"graph\": \"g<1>\", \"predicted\": [1, 2, 3], \"measured\": [3, 4, 5]}\n");
   write_file_atomically(dir + "/config.json", "{\"model\": \"sage & co\"}\n");
   write_report(dir);
   const std::string html = read_file(dir + "/report.html");
@@ -57,7 +58,8 @@ TEST(Report, OptionalFilesMayBeAbsent) {
 
 TEST(Report, MalformedLineIsAnErrorNamingFileAndLine) {
   const std::string dir = fresh_temp_dir();
-  write_file_atomically(dir + "/metrics.jsonl", "{\"iteration\": 1, \"loss\": 2}\n{\"iteration\": 2,\n");
+  write_file_atomically(dir + "/metrics.jsonl",
+                        "{\"iteration\": 1, \"loss\": 2}\n{\"iteration\": 2,\n");
   try {
     write_report(dir);
     FAIL() << "expected an Error";
@@ -104,7 +106,7 @@ TEST(SvgPlot, LinePlotHasAxesPolylineAndDots) {
   const std::string svg = svg_line_plot({"t", "x", "y"}, {0, 1, 2}, {0, 1, NAN});
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_EQ(count_of(svg, "<polyline"), 1u);
-  EXPECT_EQ(count_of(svg, "<circle"), 2u);  // the NaN point is left out
+  EXPECT_EQ(count_of(svg, "<circle"), 2u);                // the NaN point is left out
   EXPECT_NE(svg.find(">0.4</text>"), std::string::npos);  // x and y span [0, 1]
 }
 

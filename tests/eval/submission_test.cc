@@ -47,8 +47,9 @@ TEST(Submission, TiesKeepIndexOrder) {
 TEST(Submission, BadInputsAreErrors) {
   EXPECT_NE(error_of([] { format_submission("tile:nlp", {}); }).find("tile:nlp"),
             std::string::npos);
-  EXPECT_NE(error_of([] { format_submission("tile:xla", {{"a", {1}}, {"a", {2}}}); })
-                .find("tile:xla:a"),
+  EXPECT_NE(error_of([] {
+              format_submission("tile:xla", {{"a", {1}}, {"a", {2}}});
+            }).find("tile:xla:a"),
             std::string::npos);
   error_of([] { format_submission("tile:xla", {{"a", {}}}); });
   error_of([] { format_submission("tile:xla", {{"a,b", {1}}}); });
@@ -77,8 +78,9 @@ TEST(MergeSubmissions, DuplicateIdNamesFileAndId) {
   const std::string dir = fresh_temp_dir();
   write_file_atomically(dir + "/a.csv", "ID,TopConfigs\ntile:xla:k,1;0\n");
   write_file_atomically(dir + "/b.csv", "ID,TopConfigs\ntile:xla:j,0\ntile:xla:k,0;1\n");
-  const std::string message =
-      error_of([&] { merge_submissions({dir + "/a.csv", dir + "/b.csv"}, dir + "/all.csv"); });
+  const std::string message = error_of([&] {
+    merge_submissions({dir + "/a.csv", dir + "/b.csv"}, dir + "/all.csv");
+  });
   EXPECT_NE(message.find(dir + "/b.csv"), std::string::npos) << message;
   EXPECT_NE(message.find("tile:xla:k"), std::string::npos) << message;
   EXPECT_FALSE(std::filesystem::exists(dir + "/all.csv"));  // nothing half-written
@@ -89,11 +91,13 @@ TEST(MergeSubmissions, MalformedInputsAreErrors) {
   write_file_atomically(dir + "/header.csv", "Id,Configs\ntile:xla:k,1\n");
   write_file_atomically(dir + "/row.csv", "ID,TopConfigs\ntile:xla:k\n");
   write_file_atomically(dir + "/empty.csv", "");
-  EXPECT_NE(error_of([&] { merge_submissions({dir + "/header.csv"}, dir + "/o.csv"); })
-                .find("header.csv: header"),
+  EXPECT_NE(error_of([&] {
+              merge_submissions({dir + "/header.csv"}, dir + "/o.csv");
+            }).find("header.csv: header"),
             std::string::npos);
-  EXPECT_NE(error_of([&] { merge_submissions({dir + "/row.csv"}, dir + "/o.csv"); })
-                .find("row.csv: line 2"),
+  EXPECT_NE(error_of([&] {
+              merge_submissions({dir + "/row.csv"}, dir + "/o.csv");
+            }).find("row.csv: line 2"),
             std::string::npos);
   error_of([&] { merge_submissions({dir + "/empty.csv"}, dir + "/o.csv"); });
   error_of([&] { merge_submissions({dir + "/missing.csv"}, dir + "/o.csv"); });

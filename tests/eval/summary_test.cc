@@ -64,8 +64,8 @@ TEST(Summary, JsonHasRowsAndMeans) {
 }
 
 TEST(Summary, TextTableAlignsAndPrintsNaN) {
-  MetricTable table = evaluate(data::ConfigKind::Layout,
-                               {{"a", {1, 2}, {1, 2}}, {"longer_name", {1}, {1}}});
+  MetricTable table =
+      evaluate(data::ConfigKind::Layout, {{"a", {1, 2}, {1, 2}}, {"longer_name", {1}, {1}}});
   EXPECT_EQ(format_table(table),
             "graph        kendall_tau     opa\n"
             "a                 1.0000  1.0000\n"

@@ -11,9 +11,9 @@ namespace graphcost::eval {
 
 inline std::string fresh_temp_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  auto dir = std::filesystem::temp_directory_path() /
-             ("graphcost_eval_" + std::to_string(::getpid()) + "_" + info->test_suite_name() +
-              "_" + info->name());
+  auto dir =
+      std::filesystem::temp_directory_path() / ("graphcost_eval_" + std::to_string(::getpid()) +
+                                                "_" + info->test_suite_name() + "_" + info->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
