@@ -1,6 +1,7 @@
 #include "eval/report.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -125,7 +126,8 @@ std::string prediction_scatters(const std::string& path) {
     std::vector<double> measured = number_array(record, "measured", path, line_number);
     check_data(predicted.size() == measured.size(), path, line_key(line_number),
                "\"predicted\" and \"measured\" differ in length");
-    const double tau = kendall_tau(predicted, measured);
+    char tau[32];
+    std::snprintf(tau, sizeof(tau), "%.3f", kendall_tau(predicted, measured));
     // Thin large graphs evenly so the page stays small; tau uses every point.
     const size_t stride =
         std::max<size_t>(1, (predicted.size() + kMaxScatterPoints - 1) / kMaxScatterPoints);
@@ -135,7 +137,7 @@ std::string prediction_scatters(const std::string& path) {
       y.push_back(predicted[i]);
     }
     PlotOptions options{name->get<std::string>() + " (" + std::to_string(predicted.size()) +
-                            " configs, tau " + format_tick(tau) + ")",
+                            " configs, tau " + tau + ")",
                         "measured runtime", "predicted score"};
     html += svg_scatter_plot(options, x, y);
     ++graphs;

@@ -47,6 +47,22 @@ TEST(KendallTau, UndefinedCasesAreNaN) {
   EXPECT_THROW(count_pairs({1, NAN}, {1, 2}), Error);
 }
 
+TEST(KendallTau, PairCountsBeyond32Bits) {
+  // c = 100,000 gives n0 = 4,999,950,000 pairs; measured floor(i/2) ties 50,000 of them and
+  // orders the rest like predicted, so tau_b = (n0 - n2) / sqrt(n0 (n0 - n2)).
+  const int64_t c = 100000;
+  std::vector<double> predicted(c), measured(c);
+  for (int64_t i = 0; i < c; ++i) {
+    predicted[i] = static_cast<double>(i);
+    measured[i] = static_cast<double>(i / 2);
+  }
+  const double n0 = 4999950000.0, n2 = 50000.0;
+  EXPECT_NEAR(kendall_tau(predicted, measured), std::sqrt((n0 - n2) / n0), 1e-15);
+  std::reverse(measured.begin(), measured.end());
+  EXPECT_NEAR(kendall_tau(predicted, measured), -std::sqrt((n0 - n2) / n0), 1e-15);
+  EXPECT_EQ(count_pairs(predicted, measured).discordant, 4999950000 - 50000);
+}
+
 // Values from a small alphabet so that most inputs have ties on both sides.
 std::vector<double> random_values(std::mt19937_64& rng, size_t size, int alphabet) {
   std::uniform_int_distribution<int> pick(0, alphabet - 1);

@@ -38,7 +38,7 @@ TEST(Report, WritesSelfContainedHtmlWithPlots) {
   EXPECT_EQ(count_of(html, "<svg"), 6u);
   EXPECT_NE(html.find("loss vs iteration"), std::string::npos);
   EXPECT_NE(html.find("kendall_tau vs iteration"), std::string::npos);
-  EXPECT_NE(html.find("g&lt;1&gt; (3 configs, tau 1)"), std::string::npos);
+  EXPECT_NE(html.find("g&lt;1&gt; (3 configs, tau 1.000)"), std::string::npos);
   EXPECT_NE(html.find("<pre>{&quot;model&quot;: &quot;sage &amp; co&quot;}"), std::string::npos);
   EXPECT_EQ(html.find("split vs"), std::string::npos);  // strings are not curves
   EXPECT_EQ(html.find("best vs"), std::string::npos);   // nor booleans
