@@ -1,0 +1,37 @@
+// Kaggle submission files: "ID,TopConfigs", one row per graph, configuration indices fastest
+// first joined by ';' (tile: the top 5; layout: all). See shared/docs/metrics.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/collection.h"
+
+namespace graphcost::eval {
+
+// One graph (file stem) of a collection and its predicted costs, one per configuration.
+struct SubmissionEntry {
+  std::string stem;
+  std::vector<double> predicted;
+};
+
+// "tile:xla:<stem>" or "layout:<xla|nlp>:<default|random>:<stem>".
+std::string submission_id(const std::string& collection_id, const std::string& stem);
+// The TopConfigs field: indices fastest first joined by ';', the top 5 for tile, all for layout.
+std::string top_configs(data::ConfigKind kind, const std::vector<double>& predicted);
+// The whole file text, header included. collection_id must be one of the five valid ids; an
+// empty prediction, a stem with ',' or a repeated stem is an Error.
+std::string format_submission(const std::string& collection_id,
+                              const std::vector<SubmissionEntry>& entries);
+// Writes format_submission(...) to path atomically.
+void write_submission(const std::string& path, const std::string& collection_id,
+                      const std::vector<SubmissionEntry>& entries);
+inline void write_submission(const std::string& path, const data::CollectionId& id,
+                             const std::vector<SubmissionEntry>& entries) {
+  write_submission(path, id.str(), entries);
+}
+// Concatenates several submission files into one (one header), atomically. A missing or wrong
+// header, a malformed row or an ID seen twice is an Error naming the file (and the ID or line).
+void merge_submissions(const std::vector<std::string>& inputs, const std::string& output);
+
+}  // namespace graphcost::eval

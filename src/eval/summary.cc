@@ -1,0 +1,134 @@
+#include "eval/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "core/error.h"
+#include "eval/metrics.h"
+
+namespace graphcost::eval {
+
+namespace {
+
+using Metric = std::function<double(const std::vector<double>&, const std::vector<double>&)>;
+
+std::vector<Metric> metric_functions(data::ConfigKind kind) {
+  if (kind == data::ConfigKind::Layout) return {kendall_tau, ordered_pair_accuracy};
+  auto top_k = [](int64_t k) {
+    return [k](const std::vector<double>& p, const std::vector<double>& m) {
+      return top_k_error(p, m, k);
+    };
+  };
+  return {top_k(1), top_k(5), top_k(10), tile_score};
+}
+
+nlohmann::json number_or_null(double value) {
+  if (std::isnan(value)) return nullptr;
+  return value;
+}
+
+std::string format_value(double value) {
+  if (std::isnan(value)) return "nan";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.4f", value);
+  return text;
+}
+
+}  // namespace
+
+std::vector<std::string> metric_names(data::ConfigKind kind) {
+  if (kind == data::ConfigKind::Layout) return {"kendall_tau", "opa"};
+  return {"top1_error", "top5_error", "top10_error", "tile_score"};
+}
+
+MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs) {
+  MetricTable table;
+  table.metric_names = metric_names(kind);
+  std::vector<Metric> metrics = metric_functions(kind);
+  const size_t metric_count = metrics.size();
+  std::vector<double> sums(metric_count, 0.0);
+  std::vector<int64_t> counts(metric_count, 0);
+  for (const GraphScores& graph : graphs) {
+    check_data(graph.predicted.size() == graph.measured.size(), graph.name, "predicted",
+               std::to_string(graph.predicted.size()) + " scores for " +
+                   std::to_string(graph.measured.size()) + " measured runtimes");
+    std::vector<double> row(metric_count);
+    for (size_t m = 0; m < metric_count; ++m) {
+      // A graph with fewer than 2 configurations has no defined ranking metric; it counts as NaN
+      // for every metric, tile ones included, so means cover the same graphs across kinds.
+      row[m] = graph.predicted.size() < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                          : metrics[m](graph.predicted, graph.measured);
+      if (!std::isnan(row[m])) {
+        sums[m] += row[m];
+        ++counts[m];
+      }
+    }
+    table.graph_names.push_back(graph.name);
+    table.rows.push_back(std::move(row));
+  }
+  for (size_t m = 0; m < metric_count; ++m) {
+    table.means.push_back(counts[m] == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                         : sums[m] / static_cast<double>(counts[m]));
+  }
+  return table;
+}
+
+nlohmann::json to_json(const MetricTable& table) {
+  nlohmann::json out = nlohmann::json::object();
+  nlohmann::json graphs = nlohmann::json::array();
+  for (size_t g = 0; g < table.rows.size(); ++g) {
+    nlohmann::json row = {{"name", table.graph_names[g]}};
+    for (size_t m = 0; m < table.metric_names.size(); ++m) {
+      row[table.metric_names[m]] = number_or_null(table.rows[g][m]);
+    }
+    graphs.push_back(std::move(row));
+  }
+  out["graphs"] = std::move(graphs);
+  out["graph_count"] = table.rows.size();
+  for (size_t m = 0; m < table.metric_names.size(); ++m) {
+    out[table.metric_names[m]] = number_or_null(table.means[m]);
+  }
+  return out;
+}
+
+std::string format_table(const MetricTable& table) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header = {"graph"};
+  header.insert(header.end(), table.metric_names.begin(), table.metric_names.end());
+  cells.push_back(header);
+  for (size_t g = 0; g < table.rows.size(); ++g) {
+    std::vector<std::string> line = {table.graph_names[g]};
+    for (double value : table.rows[g]) line.push_back(format_value(value));
+    cells.push_back(std::move(line));
+  }
+  std::vector<std::string> mean_line = {"mean"};
+  for (double value : table.means) mean_line.push_back(format_value(value));
+  cells.push_back(std::move(mean_line));
+
+  std::vector<size_t> widths(header.size(), 0);
+  for (const auto& line : cells) {
+    for (size_t i = 0; i < line.size(); ++i) widths[i] = std::max(widths[i], line[i].size());
+  }
+  std::string text;
+  for (size_t r = 0; r < cells.size(); ++r) {
+    // A rule above the mean row separates the summary from the per-graph rows.
+    if (r + 1 == cells.size() && cells.size() > 2) {
+      size_t total = 0;
+      for (size_t w : widths) total += w + 2;
+      text += std::string(total - 2, '-') + "\n";
+    }
+    const auto& line = cells[r];
+    for (size_t i = 0; i < line.size(); ++i) {
+      // Names align left, numbers right.
+      std::string pad(widths[i] - line[i].size(), ' ');
+      text += i == 0 ? line[i] + pad : pad + line[i];
+      text += i + 1 < line.size() ? "  " : "\n";
+    }
+  }
+  return text;
+}
+
+}  // namespace graphcost::eval

@@ -1,0 +1,41 @@
+// Per-graph metric tables for a collection: the metrics of each graph and their means, as JSON
+// or as a text table for a terminal.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "data/configs.h"
+
+namespace graphcost::eval {
+
+// One graph's predicted costs and measured runtimes, one entry per configuration.
+struct GraphScores {
+  std::string name;
+  std::vector<double> predicted;
+  std::vector<double> measured;
+};
+
+// rows[g][m] is metric metric_names[m] of graph graph_names[g]; NaN where undefined.
+// means[m] averages the non-NaN values of column m (NaN when there are none).
+struct MetricTable {
+  std::vector<std::string> metric_names;
+  std::vector<std::string> graph_names;
+  std::vector<std::vector<double>> rows;
+  std::vector<double> means;
+};
+
+// The metrics reported for a kind: layout {kendall_tau, opa}; tile {top1_error, top5_error,
+// top10_error, tile_score}.
+std::vector<std::string> metric_names(data::ConfigKind kind);
+// Computes the kind's metrics for every graph and their means. A graph whose predicted and
+// measured sizes differ is an Error naming it.
+MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs);
+// {"graphs": [{"name": ..., <metric>: value, ...}, ...], "graph_count": n, <metric>: mean, ...};
+// NaN becomes null.
+nlohmann::json to_json(const MetricTable& table);
+// An aligned text table: one row per graph, then a "mean" row; NaN prints as "nan".
+std::string format_table(const MetricTable& table);
+
+}  // namespace graphcost::eval
