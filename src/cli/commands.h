@@ -7,5 +7,9 @@ namespace graphcost::cli {
 
 void add_inspect_command(CLI::App& app);
 void add_split_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_predict_command(CLI::App& app);
+void add_submit_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace graphcost::cli

@@ -1,0 +1,86 @@
+// graphcost predict: rank every configuration of a split and write a Kaggle submission file;
+// graphcost submit: merge the five collections' files into one.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/scoring.h"
+#include "core/error.h"
+#include "eval/report.h"
+#include "eval/submission.h"
+#include "model/threads.h"
+
+namespace graphcost::cli {
+
+namespace {
+
+struct PredictOptions {
+  std::string run_dir;
+  std::string data;
+  std::string collection;
+  std::string split = "test";
+  std::string out;
+  int64_t slate_size = 256;
+  int threads = 0;
+};
+
+void run_predict(const PredictOptions& o) {
+  model::set_threads(o.threads);
+  Run run = load_run(o.run_dir);
+  std::string collection = o.collection.empty() ? run.collection : o.collection;
+  if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
+  data::CollectionId id = data::CollectionId::parse(collection);
+  data::LoadOptions load;
+  load.merge_duplicates = false;  // indices must be the file's own
+  auto c = data::open_collection(o.data, id, o.split, load);
+  Scorer scorer;
+  scorer.ranker = &run.ranker;
+  scorer.slate_size = o.slate_size;
+  std::vector<eval::SubmissionEntry> entries;
+  for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
+  eval::write_submission(o.out, id, entries);
+  std::printf("wrote %s: %zu graphs of %s %s\n", o.out.c_str(), entries.size(), id.str().c_str(),
+              o.split.c_str());
+}
+
+struct SubmitOptions {
+  std::vector<std::string> inputs;
+  std::string out;
+};
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* cmd = app.add_subcommand("predict", "Rank every configuration and write a Kaggle submission file");
+  cmd->add_option("--model", o->run_dir, "a training run folder (holds model.pt)")->required();
+  cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
+  cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
+  cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
+  cmd->add_option("--out", o->out, "submission CSV to write")->required();
+  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
+  cmd->callback([o] { run_predict(*o); });
+}
+
+void add_submit_command(CLI::App& app) {
+  auto o = std::make_shared<SubmitOptions>();
+  CLI::App* cmd = app.add_subcommand("submit", "Merge several collections' submission files into one");
+  cmd->add_option("inputs", o->inputs, "submission CSV files from predict")->required();
+  cmd->add_option("--out", o->out, "merged submission CSV")->required();
+  cmd->callback([o] {
+    eval::merge_submissions(o->inputs, o->out);
+    std::printf("wrote %s from %zu files\n", o->out.c_str(), o->inputs.size());
+  });
+}
+
+void add_report_command(CLI::App& app) {
+  auto run_dir = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand("report", "Write RUN_DIR/report.html: curves, predicted vs measured, options");
+  cmd->add_option("run_dir", *run_dir, "a training run folder")->required();
+  cmd->callback([run_dir] {
+    eval::write_report(*run_dir);
+    std::printf("report: %s/report.html\n", run_dir->c_str());
+  });
+}
+
+}  // namespace graphcost::cli
