@@ -8,7 +8,20 @@
 
 namespace graphcost::io {
 
-enum class DType { Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float16, Float32, Float64 };
+enum class DType {
+  Bool,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  UInt8,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float16,
+  Float32,
+  Float64
+};
 
 // Size of one element in bytes.
 size_t dtype_size(DType dtype);
@@ -18,6 +31,10 @@ std::string dtype_descr(DType dtype);
 std::string dtype_name(DType dtype);
 bool dtype_is_integer(DType dtype);  // bool counts as integer
 bool dtype_is_float(DType dtype);
+// IEEE 754 binary16 bits to float (exact: every half value is a float).
+float half_to_float(uint16_t bits);
+// Python tuple notation of a shape, e.g. "(3, 4)", "(5,)", "()".
+std::string shape_text(const std::vector<int64_t>& shape);
 
 struct NpyArray {
   DType dtype = DType::Float32;
@@ -28,7 +45,8 @@ struct NpyArray {
   int64_t dim(size_t axis) const { return shape.at(axis); }
 
   // Converts every element to T (integers exactly; float16 widened; a float converted to an
-  // integer type must be integral and in range, else Error(context, ...)).
+  // integer type must be integral and in range, else Error(context, ...)). Also an Error: an
+  // integer out of T's range. T in int8..int64, uint8..uint64, float, double.
   template <typename T>
   std::vector<T> to_vector(const std::string& context) const;
 };
