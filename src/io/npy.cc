@@ -42,7 +42,7 @@ class HeaderParser {
   HeaderParser(const std::string& text, const std::string& context)
       : text_(text), context_(context) {}
 
-  NpyArray parse() {
+  NpyArray parse(bool* fortran_order) {
     NpyArray array;
     bool have_descr = false, have_order = false, have_shape = false;
     expect('{');
@@ -58,8 +58,10 @@ class HeaderParser {
         have_descr = true;
       } else if (key == "fortran_order") {
         const std::string word = parse_word();
-        if (word == "True") fail("fortran_order True is not supported (C order only)");
-        if (word != "False") fail("fortran_order must be True or False, got '" + word + "'");
+        if (word != "True" && word != "False") {
+          fail("fortran_order must be True or False, got '" + word + "'");
+        }
+        *fortran_order = word == "True";
         have_order = true;
       } else if (key == "shape") {
         array.shape = parse_shape();
@@ -251,6 +253,35 @@ void convert_half(const uint8_t* data, int64_t count, const std::string& context
   }
 }
 
+// Walks the C-order positions with an odometer while tracking the Fortran-order offset, whose
+// stride for axis j is the product of the dimensions before j.
+template <size_t kItem>
+void reorder_fortran(NpyArray& array) {
+  const size_t rank = array.shape.size();
+  const int64_t count = array.size();
+  if (rank < 2 || count == 0) return;  // 0-d and 1-d arrays are laid out the same either way
+  std::vector<int64_t> stride(rank), index(rank, 0);
+  int64_t s = 1;
+  for (size_t j = 0; j < rank; ++j) {
+    stride[j] = s;
+    s *= array.shape[j];
+  }
+  std::vector<uint8_t> out(array.data.size());
+  int64_t source = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    std::memcpy(&out[i * kItem], &array.data[source * kItem], kItem);
+    for (size_t j = rank; j-- > 0;) {
+      if (++index[j] < array.shape[j]) {
+        source += stride[j];
+        break;
+      }
+      source -= stride[j] * (array.shape[j] - 1);
+      index[j] = 0;
+    }
+  }
+  array.data.swap(out);
+}
+
 }  // namespace
 
 size_t dtype_size(DType dtype) { return info(dtype).size; }
@@ -383,6 +414,12 @@ NpyArray make_array(const std::vector<T>& values, std::vector<int64_t> shape) {
 
 NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& context,
                           size_t* header_bytes) {
+  bool fortran_order = false;
+  return parse_npy_header(bytes, size, context, header_bytes, &fortran_order);
+}
+
+NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& context,
+                          size_t* header_bytes, bool* fortran_order) {
   if (size < kMagicBytes + 4 || std::memcmp(bytes, kMagic, kMagicBytes) != 0) {
     throw Error(context, "", "not a .npy array (bad magic or too short)");
   }
@@ -401,7 +438,7 @@ NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& 
   }
   if (size - prefix < length) throw Error(context, "", "truncated .npy header");
   const std::string text(reinterpret_cast<const char*>(bytes + prefix), length);
-  NpyArray array = HeaderParser(text, context).parse();
+  NpyArray array = HeaderParser(text, context).parse(fortran_order);
   checked_size(array.shape, dtype_size(array.dtype), context);
   *header_bytes = prefix + length;
   return array;
@@ -409,7 +446,8 @@ NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& 
 
 NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& context) {
   size_t header_bytes = 0;
-  NpyArray array = parse_npy_header(bytes, size, context, &header_bytes);
+  bool fortran_order = false;
+  NpyArray array = parse_npy_header(bytes, size, context, &header_bytes, &fortran_order);
   const uint64_t expected = static_cast<uint64_t>(array.size()) * dtype_size(array.dtype);
   const uint64_t actual = size - header_bytes;
   if (actual != expected) {
@@ -419,7 +457,25 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& context
                     std::to_string(expected));
   }
   array.data.assign(bytes + header_bytes, bytes + size);
+  if (fortran_order) fortran_to_c_order(array);
   return array;
+}
+
+void fortran_to_c_order(NpyArray& array) {
+  switch (dtype_size(array.dtype)) {
+    case 1:
+      reorder_fortran<1>(array);
+      break;
+    case 2:
+      reorder_fortran<2>(array);
+      break;
+    case 4:
+      reorder_fortran<4>(array);
+      break;
+    default:
+      reorder_fortran<8>(array);
+      break;
+  }
 }
 
 std::string serialize_npy(const NpyArray& array) {

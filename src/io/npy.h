@@ -1,5 +1,6 @@
-// NumPy .npy arrays: parsing, serialisation and dtype conversion. Little-endian, C order;
-// dtypes bool, int8-64, uint8-64, float16/32/64. Anything else is a clear Error.
+// NumPy .npy arrays: parsing, serialisation and dtype conversion. Little-endian; dtypes bool,
+// int8-64, uint8-64, float16/32/64; anything else is a clear Error. Fortran-order data (the
+// release stores some node_feat that way) is reordered on parse: NpyArray is always C order.
 #pragma once
 
 #include <cstdint>
@@ -61,6 +62,12 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& context
 // Parses only the header; returns dtype and shape and sets header_bytes to the data offset.
 NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& context,
                           size_t* header_bytes);
+// The same, also telling whether the data that follows is in Fortran (column-major) order.
+NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& context,
+                          size_t* header_bytes, bool* fortran_order);
+
+// Reorders array.data from Fortran to C order in place (shape unchanged).
+void fortran_to_c_order(NpyArray& array);
 
 // Serialises to a .npy (format version 1.0) image that numpy.load reads.
 std::string serialize_npy(const NpyArray& array);

@@ -87,7 +87,7 @@ class EntryReader {
 };
 
 // Reads the .npy header of an entry and returns it parsed (data left unread).
-NpyArray read_npy_header(EntryReader& entry, const std::string& context) {
+NpyArray read_npy_header(EntryReader& entry, const std::string& context, bool* fortran_order) {
   std::vector<uint8_t> header(kPrefixBytes);
   if (entry.declared_size() < kPrefixBytes) {
     throw Error(context, "",
@@ -115,7 +115,8 @@ NpyArray read_npy_header(EntryReader& entry, const std::string& context) {
     entry.read_exactly(header.data() + kPrefixBytes, total - kPrefixBytes);
   }
   size_t header_bytes = 0;
-  NpyArray array = parse_npy_header(header.data(), header.size(), context, &header_bytes);
+  NpyArray array =
+      parse_npy_header(header.data(), header.size(), context, &header_bytes, fortran_order);
   if (header_bytes != entry.consumed()) {
     // A version-1 header shorter than the 12 bytes read ahead: keep the over-read bytes.
     array.data.assign(header.begin() + static_cast<std::ptrdiff_t>(header_bytes), header.end());
@@ -164,7 +165,8 @@ NpyArray NpzReader::read(const std::string& key) const {
   if (it == index_.end()) throw Error(path_, key, "missing key");
   const std::string context = path_ + ": " + key;
   EntryReader entry(archive_, it->second, path_, key);
-  NpyArray array = read_npy_header(entry, context);
+  bool fortran_order = false;
+  NpyArray array = read_npy_header(entry, context, &fortran_order);
   const uint64_t data_bytes = static_cast<uint64_t>(array.size()) * dtype_size(array.dtype);
   const uint64_t header_bytes = entry.consumed() - array.data.size();
   if (entry.declared_size() - header_bytes != data_bytes) {
@@ -178,6 +180,7 @@ NpyArray NpzReader::read(const std::string& key) const {
   array.data.resize(data_bytes);
   entry.read_exactly(array.data.data() + already, data_bytes - already);
   entry.expect_end();
+  if (fortran_order) fortran_to_c_order(array);
   return array;
 }
 
@@ -185,7 +188,8 @@ NpyArray NpzReader::read_header(const std::string& key) const {
   const auto it = index_.find(key);
   if (it == index_.end()) throw Error(path_, key, "missing key");
   EntryReader entry(archive_, it->second, path_, key);
-  NpyArray array = read_npy_header(entry, path_ + ": " + key);
+  bool fortran_order = false;
+  NpyArray array = read_npy_header(entry, path_ + ": " + key, &fortran_order);
   array.data.clear();
   return array;
 }

@@ -56,15 +56,15 @@ class RecordReader {
     NpyArray runtime = read("config_runtime", 1, false);
     expect_dim("config_runtime", runtime, 0, count, "one per configuration");
     std::vector<double> out = values<double>("config_runtime", runtime);
+    bool any_nonzero = false;
+    for (double r : out) any_nonzero = any_nonzero || r != 0.0;
+    if (!any_nonzero) return {};
     if (tile && has("config_runtime_normalizers")) {
       NpyArray normalizer = read("config_runtime_normalizers", 1, false);
       expect_dim("config_runtime_normalizers", normalizer, 0, count, "one per configuration");
       const std::vector<double> divisor = values<double>("config_runtime_normalizers", normalizer);
       for (int64_t j = 0; j < count; ++j) out[j] /= divisor[j];
     }
-    bool any_nonzero = false;
-    for (double r : out) any_nonzero = any_nonzero || r != 0.0;
-    if (!any_nonzero) out.clear();
     return out;
   }
 
