@@ -199,26 +199,34 @@ std::string value_text(T value) {
   }
 }
 
+// Kept out of line so the conversion loops stay small.
+template <typename T, typename S>
+[[noreturn]] __attribute__((noinline)) void conversion_error(S value, int64_t index,
+                                                             const std::string& context) {
+  std::string problem = "value " + value_text(value) + " at index " + std::to_string(index);
+  if constexpr (std::is_floating_point_v<S>) {
+    if (std::isfinite(value) && value != std::trunc(value)) {
+      throw Error(context, "", problem + " is not an integer");
+    }
+  }
+  throw Error(context, "", problem + " is out of range for " + type_name<T>());
+}
+
 // Converts one element; integer targets get exact range checks so nothing wraps silently.
 template <typename T, typename S>
 T convert(S value, int64_t index, const std::string& context) {
   if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(value);
   } else if constexpr (std::is_floating_point_v<S>) {
-    // [min(T), 2^digits) is exact in double for every integer T.
+    // [min(T), max(T) + 1) with both bounds exact in double (max + 1 is a power of two);
+    // the comparisons also reject NaN, and the round trip rejects fractions.
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hi = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1);
     const double v = static_cast<double>(value);
-    if (!std::isfinite(v) || v != std::trunc(v)) {
-      throw Error(context, "",
-                  "value " + value_text(value) + " at index " + std::to_string(index) +
-                      " is not an integer");
-    }
-    if (v < static_cast<double>(std::numeric_limits<T>::min()) ||
-        v >= std::ldexp(1.0, std::numeric_limits<T>::digits)) {
-      throw Error(context, "",
-                  "value " + value_text(value) + " at index " + std::to_string(index) +
-                      " is out of range for " + type_name<T>());
-    }
-    return static_cast<T>(v);
+    if (!(v >= lo && v < hi)) conversion_error<T>(value, index, context);
+    const T out = static_cast<T>(v);
+    if (static_cast<double>(out) != v) conversion_error<T>(value, index, context);
+    return out;
   } else {
     bool fits;
     if constexpr (std::is_signed_v<S>) {
@@ -231,19 +239,20 @@ T convert(S value, int64_t index, const std::string& context) {
     } else {
       fits = static_cast<uint64_t>(value) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
     }
-    if (!fits) {
-      throw Error(context, "",
-                  "value " + value_text(value) + " at index " + std::to_string(index) +
-                      " is out of range for " + type_name<T>());
-    }
+    if (!fits) conversion_error<T>(value, index, context);
     return static_cast<T>(value);
   }
 }
 
 template <typename T, typename S>
 void convert_all(const uint8_t* data, int64_t count, const std::string& context, T* out) {
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = convert<T>(load<S>(data + i * sizeof(S)), i, context);
+  if constexpr (std::is_same_v<T, S>) {
+    if (count > 0) std::memcpy(out, data, count * sizeof(T));
+  } else {
+    for (int64_t i = 0; i < count; ++i) {
+      out[i] = convert<T>(load<S>(data + i * sizeof(S)), i, context);
+    }
+  }
 }
 
 template <typename T>

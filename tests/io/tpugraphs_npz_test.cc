@@ -228,6 +228,26 @@ TEST(TpuGraphsNpzRealFile, AlexnetLayout) {
   EXPECT_EQ(record.configs.runtimes[0], 79633675.0);
   EXPECT_EQ(record.configs.runtimes[4], 79633130.0);
   EXPECT_EQ(record.graph.operands.offsets.back(), 597);
+  // Values as numpy reads them (node_feat is stored in Fortran order in this file).
+  const float* row = record.graph.features(100);
+  const std::vector<std::pair<int, float>> nonzero = {
+      {5, 1},  {8, 32}, {9, 26}, {10, 26}, {11, 192}, {12, 276}, {13, 4153344}, {24, 1},
+      {30, 1}, {34, 1}, {38, 1}, {44, 1},  {66, 3},   {67, 2},   {68, 1}};
+  std::vector<float> expected_row(70, 0.0f);
+  for (const auto& [column, value] : nonzero) expected_row[column] = value;
+  EXPECT_EQ(std::vector<float>(row, row + 70), expected_row);
+  EXPECT_EQ(record.graph.features(371)[14], 18.0f);
+  EXPECT_EQ(record.graph.opcodes[2], 57);
+  EXPECT_EQ(record.graph.opcodes[371], 100);
+  EXPECT_EQ(std::vector<int32_t>(record.graph.edges.end() - 2, record.graph.edges.end()),
+            (std::vector<int32_t>{371, 370}));
+  EXPECT_EQ(std::vector<int32_t>(record.graph.configurable_nodes.begin(),
+                                 record.graph.configurable_nodes.begin() + 5),
+            (std::vector<int32_t>{86, 95, 103, 110, 116}));
+  const int8_t* config = record.configs.view().layout_config(100) + 3 * 10;
+  EXPECT_EQ(std::vector<int8_t>(config, config + 10),
+            (std::vector<int8_t>{3, 0, -1, -1, 3, 0, -1, -1, 3, 2}));
+  EXPECT_EQ(record.configs.runtimes.back(), 428670259.0);
 }
 
 }  // namespace
