@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace graphcost::io {
@@ -201,6 +202,11 @@ void NpzWriter::add(const std::string& key, const NpyArray& array) {
 }
 
 void NpzWriter::commit() {
+  if (entries_.empty()) {
+    // libzip deletes an archive left with no entries; numpy writes the bare end-of-directory.
+    write_file_atomically(path_, std::string("PK\x05\x06") + std::string(18, '\0'));
+    return;
+  }
   const std::string temp_path = path_ + ".tmp." + std::to_string(::getpid());
   int code = 0;
   zip_t* archive = zip_open(temp_path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);

@@ -111,6 +111,12 @@ TEST_F(NpzTest, RoundTripStoredAndDeflate) {
   EXPECT_LT(std::filesystem::file_size(path("d.npz")), std::filesystem::file_size(path("s.npz")));
 }
 
+TEST_F(NpzTest, EmptyArchiveRoundTrips) {
+  NpzWriter writer(path("empty.npz"), true);
+  writer.commit();
+  EXPECT_TRUE(NpzReader(path("empty.npz")).keys().empty());
+}
+
 TEST_F(NpzTest, ReadsNumpyWrittenArchiveWithZip64Extras) {
   const std::string file = path("numpy.npz");
   write_bytes(file, std::string(reinterpret_cast<const char*>(kNumpySavez), sizeof(kNumpySavez)));
