@@ -13,6 +13,8 @@ typedef struct zip zip_t;
 
 namespace graphcost::io {
 
+// One reader must not be used from several threads at once (one libzip handle); open one per
+// thread instead.
 class NpzReader {
  public:
   // Opens the archive; a missing, truncated or non-zip file is an Error naming the path.

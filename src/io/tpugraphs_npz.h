@@ -12,8 +12,10 @@ namespace graphcost::io {
 
 // Reads one TpuGraphs .npz. The kind is tile when the file has config_feat, layout when it has
 // node_config_feat. Layout configuration values must be integers in [-128, 127] (stored int8).
-// Runtimes: tile config_runtime / config_runtime_normalizers, layout config_runtime; when the
-// runtime keys are absent or all zero (test files), configs.runtimes is left empty.
+// Runtimes: tile config_runtime / config_runtime_normalizers (config_runtime alone when the
+// normalizers are absent), layout config_runtime; when the runtime keys are absent or all zero
+// (test files), configs.runtimes is left empty. Integer keys accept any integer dtype; edge
+// endpoints must lie in [0, n). Other semantic checks are left to validation in src/data.
 // A missing key, wrong dtype or wrong shape is an Error "<path>: <key>: <problem>".
 data::GraphRecord read_tpugraphs_npz(const std::string& path);
 
@@ -24,8 +26,9 @@ struct RuntimeColumns {
 };
 
 // Writes a record as a TpuGraphs .npz (atomically). runtimes may be empty (a test file without
-// answers). Dtypes: node_feat float32, node_opcode uint8, edge_index int64, node_config_ids
-// int64, node_config_feat float32, node_splits int64 (1, k), config_feat float32, runtimes int64.
+// answers). Dtypes: node_feat float32, node_opcode uint8 (int32 if an id is outside [0, 255]),
+// edge_index int64, node_config_ids int64, node_config_feat float32, node_splits int64 (1, k),
+// config_feat float32, runtimes int64.
 void write_tpugraphs_npz(const std::string& path, const data::GraphRecord& record,
                          const RuntimeColumns& runtimes, bool compress);
 
