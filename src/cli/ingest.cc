@@ -27,8 +27,8 @@ struct IngestOptions {
 std::string file_stem_for(const std::string& name) {
   std::string stem;
   for (const char c : name) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
-                      c == '-';
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
     stem += keep ? c : '_';
   }
   if (stem.empty() || stem == "." || stem == "..") stem = "module" + stem;
@@ -53,13 +53,13 @@ void run_ingest(const IngestOptions& options) {
     const std::string path = (fs::path(options.out) / (stem + ".npz")).string();
     io::write_tpugraphs_npz(path, tuning.record, tuning.runtimes, !options.no_compress);
     const data::Graph& graph = tuning.record.graph;
-    std::printf("%s: %s, %lld nodes, %lld edges, %lld configurations (%lld runs, %lld errors, "
-                "%lld unmeasured dropped)\n",
-                path.c_str(), file.kind == io::TuningFileKind::Layout ? "layout" : "tile",
-                static_cast<long long>(graph.num_nodes), static_cast<long long>(graph.num_edges()),
-                static_cast<long long>(tuning.record.configs.count),
-                static_cast<long long>(tuning.runs), static_cast<long long>(tuning.error_runs),
-                static_cast<long long>(tuning.unmeasured_runs));
+    std::printf(
+        "%s: %s, %lld nodes, %lld edges, %lld configurations (%lld runs, %lld errors, "
+        "%lld unmeasured dropped)\n",
+        path.c_str(), file.kind == io::TuningFileKind::Layout ? "layout" : "tile",
+        static_cast<long long>(graph.num_nodes), static_cast<long long>(graph.num_edges()),
+        static_cast<long long>(tuning.record.configs.count), static_cast<long long>(tuning.runs),
+        static_cast<long long>(tuning.error_runs), static_cast<long long>(tuning.unmeasured_runs));
   }
   if (file.modules_without_runs > 0) {
     std::printf("%s: skipped %lld modules without runs\n", options.input.c_str(),
@@ -72,8 +72,9 @@ void run_ingest(const IngestOptions& options) {
 void add_ingest_command(CLI::App& app) {
   auto options = std::make_shared<IngestOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "ingest", "Turn raw TpuGraphs tuning records (.pb) into dataset .npz files "
-                "(ModuleTuningData: one layout file; TuningData: one tile file per module)");
+      "ingest",
+      "Turn raw TpuGraphs tuning records (.pb) into dataset .npz files "
+      "(ModuleTuningData: one layout file; TuningData: one tile file per module)");
   cmd->add_option("input", options->input, "a ModuleTuningData or TuningData .pb file")
       ->required()
       ->check(CLI::ExistingFile);

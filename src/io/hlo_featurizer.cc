@@ -1,8 +1,8 @@
 #include "io/hlo_featurizer.h"
 
 #include <algorithm>
-#include <cassert>
 #include <array>
+#include <cassert>
 #include <utility>
 #include <vector>
 
@@ -15,8 +15,8 @@ namespace {
 // xla.PrimitiveType values in the order of the one-hot columns 2..20 (the dataset's order,
 // not the enum's: BF16 = 16 sits after F64 = 12).
 constexpr std::array<int32_t, 19> kElementTypeColumns = {
-    0 /*invalid*/, 1 /*pred*/, 2 /*s8*/,  3 /*s16*/,  4 /*s32*/,   5 /*s64*/,    6 /*u8*/,
-    7 /*u16*/,     8 /*u32*/,  9 /*u64*/, 10 /*f16*/, 11 /*f32*/,  12 /*f64*/,   16 /*bf16*/,
+    0 /*invalid*/, 1 /*pred*/,  2 /*s8*/,     3 /*s16*/,     4 /*s32*/,  5 /*s64*/,  6 /*u8*/,
+    7 /*u16*/,     8 /*u32*/,   9 /*u64*/,    10 /*f16*/,    11 /*f32*/, 12 /*f64*/, 16 /*bf16*/,
     15 /*c64*/,    18 /*c128*/, 13 /*tuple*/, 14 /*opaque*/, 17 /*token*/};
 
 template <typename Repeated>
@@ -155,8 +155,7 @@ void append_instruction_features(const pb::HloInstructionProto& instruction,
   using Padding = pb::PaddingConfig::PaddingConfigDimension;
   const auto& padding = instruction.padding_config().dimensions();
   append_sequence(out, collect(padding, [](const Padding& p) { return p.edge_padding_low(); }), 2);
-  append_sequence(out, collect(padding, [](const Padding& p) { return p.edge_padding_high(); }),
-                  2);
+  append_sequence(out, collect(padding, [](const Padding& p) { return p.edge_padding_high(); }), 2);
   out.push_back(instruction.is_stable() ? 1.0f : 0.0f);
   append_leading(out, to_vector(shape.layout().minor_to_major()), 6);
   if (features == FeatureSet::Extended) append_extended(out, instruction);
@@ -212,8 +211,8 @@ FeaturizedModule featurize_hlo_module(const pb::HloModuleProto& module, FeatureS
                       what + " calls computation id " + std::to_string(callee) +
                           ", which the module does not have");
         }
-        edges.emplace_back(consumer, node_of(root->second, "root of computation " +
-                                                               std::to_string(callee)));
+        edges.emplace_back(consumer,
+                           node_of(root->second, "root of computation " + std::to_string(callee)));
       }
       ++node;
     }
@@ -235,8 +234,7 @@ FeaturizedModule featurize_hlo_module(const pb::HloModuleProto& module, FeatureS
     graph.edges.push_back(consumer);
     graph.edges.push_back(operand);
   }
-  assert(static_cast<int64_t>(graph.node_features.size()) ==
-         graph.num_nodes * graph.feature_width);
+  assert(static_cast<int64_t>(graph.node_features.size()) == graph.num_nodes * graph.feature_width);
   return result;
 }
 

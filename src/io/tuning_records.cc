@@ -72,16 +72,18 @@ KeptRuns keep_measured_runs(const pb::ModuleTuningData& data, const std::string&
   }
   check_data(default_runtime.has_value(), path, key,
              "no measured run with is_default = true, so runtimes cannot be normalised (" +
-                 std::to_string(data.runs_size()) + " runs, " +
-                 std::to_string(kept.error_runs) + " errors)");
+                 std::to_string(data.runs_size()) + " runs, " + std::to_string(kept.error_runs) +
+                 " errors)");
   kept.default_runtime_ns = *default_runtime;
   return kept;
 }
 
-void append_bounds(std::vector<float>& out, const google::protobuf::RepeatedField<int64_t>& values) {
+void append_bounds(std::vector<float>& out,
+                   const google::protobuf::RepeatedField<int64_t>& values) {
   int64_t sum = 0;
   uint64_t product = 1;
-  for (int i = 0; i < 6; ++i) out.push_back(i < values.size() ? static_cast<float>(values[i]) : 0.0f);
+  for (int i = 0; i < 6; ++i)
+    out.push_back(i < values.size() ? static_cast<float>(values[i]) : 0.0f);
   for (const int64_t value : values) {
     sum += value;
     product *= static_cast<uint64_t>(value);

@@ -20,10 +20,10 @@ enum class TuningFileKind {
 
 // One graph from a tuning file, with what ingestion dropped.
 struct TuningGraph {
-  data::GraphRecord record;  // graph.name: layout: the file stem; tile: the module name
-  RuntimeColumns runtimes;   // as the .npz stores them (normalizer_ns only for tile)
-  int64_t runs = 0;          // runs in the file for this module
-  int64_t error_runs = 0;    // dropped: error = true
+  data::GraphRecord record;     // graph.name: layout: the file stem; tile: the module name
+  RuntimeColumns runtimes;      // as the .npz stores them (normalizer_ns only for tile)
+  int64_t runs = 0;             // runs in the file for this module
+  int64_t error_runs = 0;       // dropped: error = true
   int64_t unmeasured_runs = 0;  // dropped: no error but no positive compute_time_ns
 };
 

@@ -1,6 +1,5 @@
 // graphcost ingest on bad input: a non-zero exit and one error line naming the file.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -20,8 +19,8 @@ struct Result {
 };
 
 Result run_graphcost(const std::string& arguments) {
-  const fs::path log = fs::temp_directory_path() /
-                       ("graphcost_ingest_cli_" + std::to_string(::getpid()) + ".log");
+  const fs::path log =
+      fs::temp_directory_path() / ("graphcost_ingest_cli_" + std::to_string(::getpid()) + ".log");
   const std::string command =
       std::string(GRAPHCOST_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
@@ -36,7 +35,8 @@ Result run_graphcost(const std::string& arguments) {
 }
 
 TEST(IngestCommand, ForeignFileFailsWithOneLine) {
-  const std::string npz = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
+  const std::string npz =
+      std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
   if (!fs::exists(npz)) GTEST_SKIP() << "shared data absent: " << npz;
   const Result result = run_graphcost("ingest " + npz + " --out " +
                                       (fs::temp_directory_path() / "graphcost_never").string());

@@ -124,22 +124,22 @@ TEST(HloFeaturizer, StandardColumns) {
 
   const auto graph = featurize_hlo_module(module, FeatureSet::Standard, "t").graph;
   std::vector<float> expected(140, 0.0f);
-  expected[0] = 1;                       // root
-  expected[15] = 1;                      // bf16
+  expected[0] = 1;   // root
+  expected[15] = 1;  // bf16
   expected[21] = 2, expected[22] = 3, expected[23] = 4, expected[27] = 9, expected[28] = 24;
-  expected[31] = 5;                      // dimensions
-  expected[37] = 3, expected[38] = 3, expected[43] = 6, expected[44] = 9;   // window size
-  expected[45] = 2, expected[46] = 2, expected[51] = 4, expected[52] = 4;   // stride
-  expected[54] = 1, expected[59] = 1, expected[60] = 0;                     // padding low
-  expected[67] = 0, expected[68] = 0;    // padding high: sum 0, product 0*0
-  expected[75] = 0, expected[76] = 0;    // window dilation (unset = 0)
-  expected[83] = 0, expected[84] = 0;    // base dilation
+  expected[31] = 5;                                                        // dimensions
+  expected[37] = 3, expected[38] = 3, expected[43] = 6, expected[44] = 9;  // window size
+  expected[45] = 2, expected[46] = 2, expected[51] = 4, expected[52] = 4;  // stride
+  expected[54] = 1, expected[59] = 1, expected[60] = 0;                    // padding low
+  expected[67] = 0, expected[68] = 0;                    // padding high: sum 0, product 0*0
+  expected[75] = 0, expected[76] = 0;                    // window dilation (unset = 0)
+  expected[83] = 0, expected[84] = 0;                    // base dilation
   expected[86] = 1, expected[91] = 1, expected[92] = 1;  // reversal: [0, 1], 1 true, 1 false
   expected[94] = 3, expected[95] = 1, expected[96] = 2, expected[100] = 7, expected[106] = 9;
   expected[107] = 4, expected[108] = 5;
-  expected[109] = 1, expected[111] = 1, expected[112] = 1;   // slice start
-  expected[113] = 2, expected[115] = 2, expected[116] = 2;   // slice stride
-  expected[117] = 8, expected[119] = 8, expected[120] = 8;   // slice limit
+  expected[109] = 1, expected[111] = 1, expected[112] = 1;  // slice start
+  expected[113] = 2, expected[115] = 2, expected[116] = 2;  // slice stride
+  expected[117] = 8, expected[119] = 8, expected[120] = 8;  // slice limit
   expected[121] = 6, expected[122] = 7, expected[123] = 13, expected[124] = 42;
   expected[125] = -1, expected[127] = -1, expected[128] = -1;  // edge padding low
   expected[129] = 3, expected[131] = 3, expected[132] = 3;     // edge padding high
@@ -181,8 +181,8 @@ TEST(HloFeaturizer, ExtendedColumns) {
   std::vector<float> extra(36, 0.0f);
   extra[0] = 1, extra[2] = 0, extra[4] = 2, extra[6] = 3;  // dot: lhs/rhs contracting, batch
   extra[8] = 4, extra[11] = 5, extra[14] = 6, extra[17] = 7, extra[18] = 8;  // gather
-  extra[24] = 300 % 128, extra[25] = 0, extra[26] = 7;  // dims % 128
-  extra[30] = 2, extra[31] = 1, extra[32] = 0;          // dims / 128
+  extra[24] = 300 % 128, extra[25] = 0, extra[26] = 7;                       // dims % 128
+  extra[30] = 2, extra[31] = 1, extra[32] = 0;                               // dims / 128
   for (int c = 0; c < 36; ++c) EXPECT_EQ(graph.features(0)[140 + c], extra[c]) << 140 + c;
 }
 

@@ -104,7 +104,8 @@ TEST(TuningRecords, LayoutFileSpotValues) {
   EXPECT_EQ(conv[13], 0.0f);  // not f32
   EXPECT_EQ(std::vector<float>(conv + 21, conv + 29),
             (std::vector<float>{2, 96, 96, 96, 32, 0, 322, 56623104}));
-  EXPECT_EQ(std::vector<float>(conv + 37, conv + 45), (std::vector<float>{3, 3, 3, 0, 0, 0, 9, 27}));
+  EXPECT_EQ(std::vector<float>(conv + 37, conv + 45),
+            (std::vector<float>{3, 3, 3, 0, 0, 0, 9, 27}));
   EXPECT_EQ(std::vector<float>(conv + 53, conv + 61), (std::vector<float>{1, 1, 1, 0, 0, 0, 3, 1}));
   EXPECT_EQ(conv[91], 0.0f);  // reversal: 0 true
   EXPECT_EQ(conv[92], 3.0f);  // 3 false
@@ -127,8 +128,8 @@ TEST(TuningRecords, LayoutFileSpotValues) {
   EXPECT_EQ(tuning.runtimes.runtime_ns[0], 910903932);
   EXPECT_EQ(configs.runtimes[0], 910903932.0);
   EXPECT_EQ(layout_row(configs, 0, 0), std::vector<int8_t>(18, -1));
-  EXPECT_EQ(layout_row(configs, 0, 4), (std::vector<int8_t>{4, 0, -1, -1, -1, -1, 4, 0, -1, -1,
-                                                            -1, -1, 4, 3, -1, -1, -1, -1}));
+  EXPECT_EQ(layout_row(configs, 0, 4), (std::vector<int8_t>{4, 0, -1, -1, -1, -1, 4, 0, -1, -1, -1,
+                                                            -1, 4, 3, -1, -1, -1, -1}));
   // Runs 6 and 15 are errors: configuration 6 is run 7, configuration 14 is run 16.
   EXPECT_EQ(tuning.runtimes.runtime_ns[5], 910917258);
   EXPECT_EQ(tuning.runtimes.runtime_ns[6], 910910432);
@@ -136,8 +137,8 @@ TEST(TuningRecords, LayoutFileSpotValues) {
   // The last configuration is run 121 (910906155 ns); its node slot 61 has tensors {2,0,1}
   // and {3,1,2,0}, no third.
   EXPECT_EQ(tuning.runtimes.runtime_ns[111], 910906155);
-  EXPECT_EQ(layout_row(configs, 111, 61), (std::vector<int8_t>{2, 0, 1, -1, -1, -1, 3, 1, 2, 0,
-                                                               -1, -1, -1, -1, -1, -1, -1, -1}));
+  EXPECT_EQ(layout_row(configs, 111, 61),
+            (std::vector<int8_t>{2, 0, 1, -1, -1, -1, 3, 1, 2, 0, -1, -1, -1, -1, -1, -1, -1, -1}));
 }
 
 TEST(TuningRecords, TileFileCountsAndSpotValues) {
@@ -168,10 +169,10 @@ TEST(TuningRecords, TileFileCountsAndSpotValues) {
   EXPECT_EQ(first.runtimes.runtime_ns[0], 57188);
   EXPECT_EQ(first.runtimes.normalizer_ns[0], 57188);
   EXPECT_EQ(first.record.configs.runtimes[0], 1.0);
-  EXPECT_EQ(std::vector<float>(first.record.configs.tile.begin(),
-                               first.record.configs.tile.begin() + 24),
-            (std::vector<float>{0, 0, 0, 0, 0, 0, 0, 0, 2, 26, 4, 2, 0, 0, 34, 416,
-                                0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(
+      std::vector<float>(first.record.configs.tile.begin(), first.record.configs.tile.begin() + 24),
+      (std::vector<float>{0, 0, 0,  0,   0, 0, 0, 0, 2, 26, 4, 2,
+                          0, 0, 34, 416, 0, 0, 0, 0, 0, 0,  0, 0}));
 
   // Module 1 "fusion.191": 581 runs, runs 575 and 579 are errors, default run 0 = 151565 ns.
   // Configuration 575 is run 576: kernel {2,3,24,3}, output {4,12,2,3}, 199261 ns.
@@ -186,8 +187,8 @@ TEST(TuningRecords, TileFileCountsAndSpotValues) {
   EXPECT_DOUBLE_EQ(second.record.configs.runtimes[575], 199261.0 / 151565.0);
   const float* tile = second.record.configs.tile.data() + 575 * 24;
   EXPECT_EQ(std::vector<float>(tile, tile + 24),
-            (std::vector<float>{2, 3, 24, 3, 0, 0, 32, 432, 4, 12, 2, 3, 0, 0, 21, 288,
-                                0, 0, 0, 0, 0, 0, 0, 0}));
+            (std::vector<float>{2, 3, 24, 3,   0, 0, 32, 432, 4, 12, 2, 3,
+                                0, 0, 21, 288, 0, 0, 0,  0,   0, 0,  0, 0}));
 
   // Module 6 "copy.24": parameter.0 -> copy.24 (root), bf16[32,5,5,256], the copy with
   // minor_to_major {3,2,1,0}, the parameter {3,0,2,1}; default run 3967 ns.
@@ -261,8 +262,8 @@ pb::ModuleTuningData small_layout_record(const std::vector<Run>& runs) {
   data.add_config_index_to_node(2);
   for (const Run& run : runs) {
     auto* profile = data.add_runs();
-    auto* tensor = profile->mutable_module_config()->mutable_layout_config()->add_nodes()
-                       ->add_tensors();
+    auto* tensor =
+        profile->mutable_module_config()->mutable_layout_config()->add_nodes()->add_tensors();
     tensor->add_dims(1);
     tensor->add_dims(0);
     profile->mutable_profile()->set_compute_time_ns(run.runtime_ns);
@@ -281,9 +282,9 @@ TEST(TuningRecords, SmallLayoutRecord) {
   EXPECT_EQ(tuning.record.graph.configurable_nodes, (std::vector<int32_t>{2}));
   EXPECT_EQ(tuning.runtimes.runtime_ns, (std::vector<int64_t>{50, 40}));
   EXPECT_EQ(tuning.record.configs.runtimes, (std::vector<double>{50, 40}));
-  EXPECT_EQ(layout_row(tuning.record.configs, 1, 0),
-            (std::vector<int8_t>{1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                 -1}));
+  EXPECT_EQ(
+      layout_row(tuning.record.configs, 1, 0),
+      (std::vector<int8_t>{1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}));
 }
 
 TEST(TuningRecords, NoDefaultRunIsAnError) {
