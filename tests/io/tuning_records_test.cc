@@ -230,6 +230,26 @@ TEST(TuningRecords, TruncatedFileIsAnError) {
   expect_error(temp_file("tile_cut.pb", tile.substr(0, tile.size() - 100)), "not a TpuGraphs");
 }
 
+TEST(TuningRecords, AnyTruncationGivesAnErrorOrFewerModules) {
+  // Cut anywhere, a file must give an Error or (cut exactly between module records) a valid
+  // shorter TuningData; never a crash or another exception type.
+  const std::string path = shared_file("op_tuning_data.pb");
+  SKIP_WITHOUT(path);
+  const std::string bytes = file_bytes(path);
+  const std::string cut_path = temp_file("cut_anywhere.pb", "");
+  int errors = 0;
+  for (size_t length = 1; length < bytes.size(); length += 997) {
+    std::ofstream(cut_path, std::ios::binary | std::ios::trunc) << bytes.substr(0, length);
+    try {
+      const TuningFile file = read_tuning_file(cut_path, FeatureSet::Standard);
+      EXPECT_LT(file.graphs.size(), 15u) << length;
+    } catch (const Error&) {
+      ++errors;
+    }
+  }
+  EXPECT_GT(errors, 50);
+}
+
 TEST(TuningRecords, ForeignEmptyAndMissingFilesAreErrors) {
   const std::string npz = shared_file("alexnet_layout_reduced.npz");
   SKIP_WITHOUT(npz);
