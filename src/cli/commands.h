@@ -7,6 +7,7 @@ namespace graphcost::cli {
 
 void add_inspect_command(CLI::App& app);
 void add_split_command(CLI::App& app);
+void add_ingest_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_submit_command(CLI::App& app);

@@ -12,10 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "graphcost 0.1.0");
   graphcost::cli::add_inspect_command(app);
   graphcost::cli::add_split_command(app);
-  graphcost::cli::add_eval_command(app);
-  graphcost::cli::add_predict_command(app);
-  graphcost::cli::add_submit_command(app);
-  graphcost::cli::add_report_command(app);
+  graphcost::cli::add_ingest_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

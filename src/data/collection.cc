@@ -10,6 +10,7 @@
 #include "data/dedup.h"
 #include "data/validate.h"
 #include "io/tpugraphs_npz.h"
+#include "io/tuning_records.h"
 
 namespace graphcost::data {
 
@@ -52,7 +53,18 @@ MemoryCollection::MemoryCollection(CollectionId id, std::string split,
 
 namespace {
 
-bool is_record_file(const fs::path& p) { return p.extension() == ".npz"; }
+bool is_record_file(const fs::path& p) { return p.extension() == ".npz" || p.extension() == ".pb"; }
+
+// The graphs of one file: one for an .npz, one per module for a raw tuning record.
+std::vector<GraphRecord> read_record_file(const std::string& file, const LoadOptions& options) {
+  if (fs::path(file).extension() == ".pb") {
+    return io::read_tuning_records(
+        file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard);
+  }
+  std::vector<GraphRecord> records;
+  records.push_back(io::read_tpugraphs_npz(file));
+  return records;
+}
 
 std::vector<std::string> record_files_in(const fs::path& dir) {
   std::vector<std::string> files;
@@ -87,7 +99,7 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
   if (!fs::exists(p)) throw Error(path, "", "no such file or folder");
   Located located;
   if (fs::is_regular_file(p)) {
-    if (!is_record_file(p)) throw Error(path, "", "not an .npz file, a pack or a folder of them");
+    if (!is_record_file(p)) throw Error(path, "", "not an .npz or .pb file, a pack or a folder of them");
     located.files.push_back(path);
     return located;
   }
@@ -105,7 +117,7 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
   }
   located.files = record_files_in(dir);
   if (located.files.empty()) {
-    throw Error(dir.string(), "", "no .npz files (collection " + id.str() + ", split " + split + ")");
+    throw Error(dir.string(), "", "no .npz or .pb files (collection " + id.str() + ", split " + split + ")");
   }
   return located;
 }
@@ -128,34 +140,42 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     }
   }
   const int64_t n = static_cast<int64_t>(files.size());
-  std::vector<GraphRecord> records(n);
+  std::vector<std::vector<GraphRecord>> per_file(n);
   std::vector<std::string> errors(n);
   std::vector<char> loaded(n, 0);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < n; ++i) {
     try {
-      GraphRecord record = io::read_tpugraphs_npz(files[i]);
-      if (record.configs.runtimes.empty() && !located.root.empty()) {
-        std::string answers = answers_path(located.root, files[i]);
-        if (fs::exists(answers)) attach_answers(record, answers);
+      std::vector<GraphRecord> file_records = read_record_file(files[i], options);
+      for (GraphRecord& record : file_records) {
+        if (record.configs.runtimes.empty() && !located.root.empty()) {
+          std::string answers = answers_path(located.root, files[i]);
+          if (fs::exists(answers)) attach_answers(record, answers);
+        }
+        validate_record(record);
+        if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
       }
-      validate_record(record);
-      if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
-      records[i] = std::move(record);
+      per_file[i] = std::move(file_records);
       loaded[i] = 1;
     } catch (const std::exception& e) {
       errors[i] = e.what();
     }
   }
-  std::vector<GraphRecord> kept;
-  CollectionId kept_id = id;
+  std::vector<GraphRecord> records;
   for (int64_t i = 0; i < n; ++i) {
     if (!loaded[i]) {
       if (!options.skip_invalid) throw Error(errors[i]);
       std::fprintf(stderr, "graphcost: warning: skipping %s\n", errors[i].c_str());
       continue;
     }
-    const GraphRecord& r = records[i];
+    for (GraphRecord& r : per_file[i]) records.push_back(std::move(r));
+  }
+  std::vector<GraphRecord> kept;
+  CollectionId kept_id = id;
+  for (GraphRecord& r : records) {
+    if (std::find(options.exclude.begin(), options.exclude.end(), r.graph.name) != options.exclude.end()) {
+      continue;
+    }
     if (options.kind_from_data && kept.empty() && r.configs.kind != kept_id.kind) {
       kept_id = r.configs.kind == ConfigKind::Tile ? CollectionId{ConfigKind::Tile, "xla", ""}
                                                    : CollectionId{ConfigKind::Layout, "xla", "default"};
@@ -170,11 +190,11 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
                  std::to_string(r.graph.feature_width) + " feature columns, but " + first.source +
                      " has " + std::to_string(first.graph.feature_width));
       check_data(r.configs.width == first.configs.width, r.source,
-                 id.kind == ConfigKind::Tile ? "config_feat" : "node_config_feat",
+                 kept_id.kind == ConfigKind::Tile ? "config_feat" : "node_config_feat",
                  std::to_string(r.configs.width) + " configuration columns, but " + first.source +
                      " has " + std::to_string(first.configs.width));
     }
-    kept.push_back(std::move(records[i]));
+    kept.push_back(std::move(r));
   }
   if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
   return std::make_unique<MemoryCollection>(kept_id, split, std::move(kept));

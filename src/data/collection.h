@@ -76,6 +76,8 @@ struct LoadOptions {
   // Take the kind (tile or layout) from the files instead of the collection id; for commands
   // that look at any file (inspect, split) rather than train on a named collection.
   bool kind_from_data = false;
+  // Raw protobuf records (.pb): append the extended feature columns (docs/ingest.md).
+  bool extended_features = false;
 };
 
 // The files of a split of a collection under a dataset root, sorted by name.
@@ -83,8 +85,9 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
                                                const std::string& split);
 
 // Opens path as a collection. path may be a dataset root (then id and split pick the folder),
-// a collection folder (containing train/valid/test), a split folder, a single .npz, or a pack
-// file (then id and split come from the pack).
+// a collection folder (containing train/valid/test), a split folder, a single .npz or raw
+// TpuGraphs protobuf record (.pb, one graph per module), or a pack file (then id and split
+// come from the pack).
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options);
 

@@ -136,3 +136,30 @@ TEST_F(OpenCollection, KindFromData) {
 
 }  // namespace
 }  // namespace graphcost::data
+
+namespace graphcost::data {
+namespace {
+
+TEST(OpenCollectionRaw, ReadsTuningRecordsDirectly) {
+  const std::string tile = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/op_tuning_data.pb";
+  const std::string layout = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/module_tuning_data_layout.pb";
+  if (!fs::exists(tile) || !fs::exists(layout)) GTEST_SKIP() << "shared/data/tpugraphs not present";
+  LoadOptions keep;
+  keep.merge_duplicates = false;
+  auto c = open_collection(tile, CollectionId::parse("tile:xla"), "", keep);
+  EXPECT_EQ(c->size(), 15);
+  int64_t configs = 0;
+  for (int64_t g = 0; g < c->size(); ++g) configs += c->configs(g).count;
+  EXPECT_EQ(configs, 752);
+  auto l = open_collection(layout, CollectionId::parse("layout:xla:default"), "", keep);
+  ASSERT_EQ(l->size(), 1);
+  EXPECT_EQ(l->graph(0).num_nodes, 3163);
+  EXPECT_EQ(l->configs(0).count, 112);
+  EXPECT_EQ(l->configs(0).nodes, 62);
+  LoadOptions extended = keep;
+  extended.extended_features = true;
+  EXPECT_EQ(open_collection(layout, CollectionId::parse("layout:xla:default"), "", extended)->node_feature_width(), 176);
+}
+
+}  // namespace
+}  // namespace graphcost::data

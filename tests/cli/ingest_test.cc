@@ -1,0 +1,63 @@
+// graphcost ingest on bad input: a non-zero exit and one error line naming the file.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code = -1;
+  std::string output;
+};
+
+Result run_graphcost(const std::string& arguments) {
+  const fs::path log =
+      fs::temp_directory_path() / ("graphcost_ingest_cli_" + std::to_string(::getpid()) + ".log");
+  const std::string command =
+      std::string(GRAPHCOST_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  Result result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  result.output = text.str();
+  fs::remove(log);
+  return result;
+}
+
+TEST(IngestCommand, ForeignFileFailsWithOneLine) {
+  const std::string npz =
+      std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
+  if (!fs::exists(npz)) GTEST_SKIP() << "shared data absent: " << npz;
+  const Result result = run_graphcost("ingest " + npz + " --out " +
+                                      (fs::temp_directory_path() / "graphcost_never").string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.output.rfind("graphcost: error: " + npz + ": not a TpuGraphs", 0), 0u)
+      << result.output;
+  EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
+}
+
+TEST(IngestCommand, UnknownFeatureSetIsRejected) {
+  const std::string pb = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/op_tuning_data.pb";
+  if (!fs::exists(pb)) GTEST_SKIP() << "shared data absent: " << pb;
+  const Result result = run_graphcost("ingest " + pb + " --out /tmp --features fancy");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.output.find("fancy"), std::string::npos) << result.output;
+}
+
+TEST(IngestCommand, MissingInputIsRejected) {
+  const Result result = run_graphcost("ingest /nonexistent/records.pb --out /tmp");
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.output.find("/nonexistent/records.pb"), std::string::npos) << result.output;
+}
+
+}  // namespace
