@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "data/dedup.h"
+#include "data/prune.h"
 #include "data/validate.h"
 #include "io/tpugraphs_npz.h"
 
@@ -140,6 +141,7 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
         if (fs::exists(answers)) attach_answers(record, answers);
       }
       validate_record(record);
+      if (options.prune_hops >= 0) record = prune_to_config_neighbourhood(record, options.prune_hops);
       if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
       records[i] = std::move(record);
       loaded[i] = 1;

@@ -76,6 +76,9 @@ struct LoadOptions {
   // Take the kind (tile or layout) from the files instead of the collection id; for commands
   // that look at any file (inspect, split) rather than train on a named collection.
   bool kind_from_data = false;
+  // Keep only the nodes within this many hops of a configurable node (layout graphs; see
+  // data/prune.h).
+  int prune_hops = -1;  // -1: no pruning
 };
 
 // The files of a split of a collection under a dataset root, sorted by name.
