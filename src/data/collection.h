@@ -87,7 +87,10 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
 
 // Opens path as a collection. path may be a dataset root (then id and split pick the folder),
 // a collection folder (containing train/valid/test), a split folder, a single .npz, or a pack
-// file (then id and split come from the pack).
+// file (then id and split come from the pack). It may also be a Kernel Tuner cache (.json or
+// .json.gz) or a folder of them without .npz files: a tile collection (ask for tile:xla, or set
+// kind_from_data) with one graph per cache named "<kernel>_<device>" (see io/kernel_tuner.h);
+// exclude then names graphs rather than file stems.
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options);
 
