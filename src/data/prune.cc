@@ -80,9 +80,10 @@ GraphRecord prune_to_config_neighbourhood(const GraphRecord& record, int hops) {
     }
   }
   for (int64_t s : g.node_splits) {
-    // The new index of the first kept node at or after s = the number of kept nodes before s.
+    // The number of kept nodes before s: the new index of the first kept node at or after s,
+    // or the new node count when none is (the released files end their splits with n, an end
+    // boundary that must survive).
     const int64_t first = std::lower_bound(kept.begin(), kept.end(), s) - kept.begin();
-    if (first == p.num_nodes) continue;
     if (p.node_splits.empty() || p.node_splits.back() != first) p.node_splits.push_back(first);
   }
   p.configurable_nodes.reserve(g.configurable_nodes.size());

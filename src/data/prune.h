@@ -19,8 +19,9 @@ std::vector<int64_t> nodes_within_hops(const Graph& graph, const std::vector<int
 // For a layout record: keeps the nodes within `hops` of a configurable node (see
 // nodes_within_hops), renumbered in their original order; keeps the edges between kept nodes
 // (in their original order); remaps configurable_nodes (same order, so the configuration table
-// is unchanged); maps each node split to the first kept node at or after it (splits with no
-// kept node after them are dropped, repeats merged); rebuilds adjacency.
+// is unchanged); maps each node split to the new index of the first kept node at or after it,
+// or to the new node count when there is none (as the end boundary n of the released files),
+// repeats merged; rebuilds adjacency.
 // Returned unchanged: tile records, hops < 0, and layout records without configurable nodes.
 GraphRecord prune_to_config_neighbourhood(const GraphRecord& record, int hops);
 

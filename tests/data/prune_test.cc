@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+
 #include "core/random.h"
 #include "data/validate.h"
+#include "io/tpugraphs_npz.h"
 #include "test_records.h"
 
 namespace graphcost::data {
@@ -55,7 +59,7 @@ TEST(PruneToConfigNeighbourhood, ZeroHopsKeepsOnlyConfigurableNodes) {
   EXPECT_EQ(g.node_features, (std::vector<float>{10, 30}));
   EXPECT_EQ(g.edges, (std::vector<int32_t>{1, 0}));  // 3 = g(1) survives as 1 = g(0)
   EXPECT_EQ(g.configurable_nodes, (std::vector<int32_t>{1, 0}));
-  EXPECT_EQ(g.node_splits, (std::vector<int64_t>{0, 1}));  // 0 -> node 1, 2 -> node 3, 5 -> none
+  EXPECT_EQ(g.node_splits, (std::vector<int64_t>{0, 1, 2}));  // 0 -> node 1, 2 -> node 3, 5 -> end
   EXPECT_EQ(p.configs.layout, chain_record().configs.layout);
   validate_record(p);
 }
@@ -69,7 +73,7 @@ TEST(PruneToConfigNeighbourhood, OneHopKeepsOperandsAndUsers) {
   EXPECT_EQ(g.node_features, (std::vector<float>{0, 10, 30, 40}));
   EXPECT_EQ(g.edges, (std::vector<int32_t>{1, 0, 2, 1, 3, 2}));
   EXPECT_EQ(g.configurable_nodes, (std::vector<int32_t>{2, 1}));
-  EXPECT_EQ(g.node_splits, (std::vector<int64_t>{0, 2}));  // 2 -> node 3 (new 2); 5 -> none
+  EXPECT_EQ(g.node_splits, (std::vector<int64_t>{0, 2, 4}));  // 2 -> node 3 (new 2); 5 -> end
   EXPECT_EQ(g.operands.indices, (std::vector<int32_t>{0, 1, 2}));
   EXPECT_EQ(g.users.offsets, (std::vector<int64_t>{0, 1, 2, 3, 3}));
   validate_record(p);
@@ -125,6 +129,36 @@ TEST(PruneToConfigNeighbourhood, TileRecordsAndNegativeHopsAreUnchanged) {
   expect_same_record(prune_to_config_neighbourhood(chain_record(), -1), chain_record());
 }
 
+// The real AlexNet layout graph (372 nodes, 597 edges, 26 configurable nodes, splits 0, 324,
+// 372). Expected counts from an independent breadth-first search in Python over edge_index:
+//   dist = {c: 0 for c in node_config_ids}; queue ...; kept = [v for v in dist if dist[v] <= h]
+//   edges kept = both endpoints kept; splits = bisect_left(sorted(kept), s), repeats merged.
+// Every node is within 8 hops, so hops 8 keeps the graph identical.
+TEST(PruneToConfigNeighbourhood, RealAlexNetGraph) {
+  const std::string path = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  const GraphRecord r = io::read_tpugraphs_npz(path);
+  struct Expected {
+    int hops;
+    int64_t nodes, edges;
+    std::vector<int64_t> splits;
+    int32_t first_configurable;
+  };
+  const std::vector<Expected> expected = {{0, 26, 3, {0, 26}, 0},          {1, 73, 78, {0, 73}, 2},
+                                          {2, 149, 228, {0, 149}, 16},     {3, 227, 362, {0, 226, 227}, 54},
+                                          {5, 342, 527, {0, 296, 342}, 86}, {7, 371, 595, {0, 323, 371}, 86}};
+  for (const Expected& e : expected) {
+    GraphRecord p = prune_to_config_neighbourhood(r, e.hops);
+    EXPECT_EQ(p.graph.num_nodes, e.nodes) << "hops " << e.hops;
+    EXPECT_EQ(p.graph.num_edges(), e.edges) << "hops " << e.hops;
+    EXPECT_EQ(p.graph.node_splits, e.splits) << "hops " << e.hops;
+    EXPECT_EQ(p.graph.configurable_nodes[0], e.first_configurable) << "hops " << e.hops;
+    EXPECT_EQ(p.configs.count, r.configs.count);
+    validate_record(p);
+  }
+  expect_same_record(prune_to_config_neighbourhood(r, 8), r);
+}
+
 // A random DAG checked against a naive reference: repeated relaxation of undirected distances.
 TEST(PruneToConfigNeighbourhood, MatchesNaiveDistancesOnRandomGraphs) {
   Random random(7);
@@ -144,7 +178,7 @@ TEST(PruneToConfigNeighbourhood, MatchesNaiveDistancesOnRandomGraphs) {
         }
       }
     }
-    g.node_splits = {0, g.num_nodes / 3, g.num_nodes / 2};
+    g.node_splits = {0, g.num_nodes / 3, g.num_nodes / 2, g.num_nodes};
     for (int64_t v = 0; v < g.num_nodes; ++v) {
       if (random.uniform() < 0.1) g.configurable_nodes.push_back(static_cast<int32_t>(v));
     }
@@ -187,6 +221,12 @@ TEST(PruneToConfigNeighbourhood, MatchesNaiveDistancesOnRandomGraphs) {
     for (size_t i = 0; i < g.configurable_nodes.size(); ++i) {
       EXPECT_EQ(expected[p.graph.configurable_nodes[i]], g.configurable_nodes[i]);
     }
+    std::vector<int64_t> splits;  // kept nodes before each split, repeats merged
+    for (int64_t s : g.node_splits) {
+      const int64_t before = std::count_if(expected.begin(), expected.end(), [s](int64_t v) { return v < s; });
+      if (splits.empty() || splits.back() != before) splits.push_back(before);
+    }
+    EXPECT_EQ(p.graph.node_splits, splits);
   }
 }
 
