@@ -35,6 +35,10 @@ nlohmann::json inspect_collection(const data::Collection& c, int prune_hops) {
                                  data::nodes_within_hops(graph, graph.configurable_nodes, prune_hops).size())
                            : graph.num_nodes;
     }
+    if (configs.failed != nullptr) {
+      row["failed_configs"] = std::count(configs.failed, configs.failed + configs.count, 1);
+    }
+    if (configs.default_config >= 0) row["default_config"] = configs.default_config;
     if (configs.has_runtimes()) {
       auto [lo, hi] = std::minmax_element(configs.runtimes, configs.runtimes + configs.count);
       row["runtime_min"] = *lo;
@@ -141,7 +145,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("--prune", options->prune_hops,
                   "also show in a column `kept` how many nodes pruning to K hops around the "
                   "configurable nodes would keep (layout graphs; tile graphs keep all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 20));
   cmd->callback([options] { run_inspect(*options); });
 }
 

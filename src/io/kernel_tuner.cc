@@ -46,7 +46,8 @@ std::string read_maybe_gzipped(const std::string& path) {
   const int closed = gzclose(file);
   if (problem.empty() && closed == Z_BUF_ERROR) problem = "unexpected end of file";
   if (problem.empty() && closed != Z_OK) problem = "read error";
-  if (!problem.empty()) throw Error(path, "", "cannot decompress (truncated or corrupt gzip?): " + problem);
+  if (!problem.empty())
+    throw Error(path, "", "cannot decompress (truncated or corrupt gzip?): " + problem);
   return text;
 }
 
@@ -139,9 +140,10 @@ Space read_space(const std::string& path) {
     p.name = entry["Name"].get<std::string>();
     const std::string where = key + "." + p.name + ".Values";
     check_data(entry.contains("Values"), path, where, "missing");
-    Json values = entry["Values"].is_string()
-                      ? parse_json(python_literal_to_json(entry["Values"].get<std::string>()), path, where)
-                      : entry["Values"];
+    Json values =
+        entry["Values"].is_string()
+            ? parse_json(python_literal_to_json(entry["Values"].get<std::string>()), path, where)
+            : entry["Values"];
     check_data(values.is_array(), path, where, "not a list");
     for (const Json& v : values) add_value(p, v);
     if (entry.contains("Default")) {
@@ -185,7 +187,8 @@ Cache read_cache(const std::string& path, Space& space) {
   }
   if (space.parameters.empty()) {
     space.defined_by = path;
-    for (const std::string& k : keys) space.parameters.push_back(Parameter{k, {}, Json(), false, false, 0});
+    for (const std::string& k : keys)
+      space.parameters.push_back(Parameter{k, {}, Json(), false, false, 0});
   }
   for (const std::string& k : keys) {
     check_data(find_parameter(space, k) != nullptr, path, "tune_params_keys",
@@ -249,7 +252,8 @@ bool is_positive_power_of_two(const Json& v) {
 int64_t lay_out_columns(Space& space) {
   int64_t column = 0;
   for (Parameter& p : space.parameters) {
-    p.numeric = std::all_of(p.values.begin(), p.values.end(), [](const Json& v) { return v.is_number(); });
+    p.numeric =
+        std::all_of(p.values.begin(), p.values.end(), [](const Json& v) { return v.is_number(); });
     p.log2 = p.numeric && std::all_of(p.values.begin(), p.values.end(), is_positive_power_of_two);
     p.column = column;
     column += p.numeric ? 1 : static_cast<int64_t>(p.values.size());
@@ -338,10 +342,12 @@ std::vector<data::GraphRecord> read_caches(const std::vector<std::string>& files
   const int64_t width = lay_out_columns(space);
   std::vector<std::string> devices;
   for (const Cache& c : caches) {
-    if (std::find(devices.begin(), devices.end(), c.device) == devices.end()) devices.push_back(c.device);
+    if (std::find(devices.begin(), devices.end(), c.device) == devices.end())
+      devices.push_back(c.device);
     check_data(c.problem_size.size() == caches.front().problem_size.size(), c.path, "problem_size",
                "has " + std::to_string(c.problem_size.size()) + " values, but " +
-                   caches.front().path + " has " + std::to_string(caches.front().problem_size.size()));
+                   caches.front().path + " has " +
+                   std::to_string(caches.front().problem_size.size()));
   }
   std::sort(devices.begin(), devices.end());
   std::vector<data::GraphRecord> records;
@@ -355,7 +361,8 @@ bool is_kernel_tuner_cache(const std::string& path) {
   const fs::path p(path);
   const std::string name = p.filename().string();
   auto ends_with = [&name](const std::string& suffix) {
-    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   std::error_code error;
   if (!fs::is_regular_file(p, error)) return false;

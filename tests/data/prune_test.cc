@@ -135,7 +135,8 @@ TEST(PruneToConfigNeighbourhood, TileRecordsAndNegativeHopsAreUnchanged) {
 //   edges kept = both endpoints kept; splits = bisect_left(sorted(kept), s), repeats merged.
 // Every node is within 8 hops, so hops 8 keeps the graph identical.
 TEST(PruneToConfigNeighbourhood, RealAlexNetGraph) {
-  const std::string path = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
+  const std::string path =
+      std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
   const GraphRecord r = io::read_tpugraphs_npz(path);
   struct Expected {
@@ -144,9 +145,10 @@ TEST(PruneToConfigNeighbourhood, RealAlexNetGraph) {
     std::vector<int64_t> splits;
     int32_t first_configurable;
   };
-  const std::vector<Expected> expected = {{0, 26, 3, {0, 26}, 0},          {1, 73, 78, {0, 73}, 2},
-                                          {2, 149, 228, {0, 149}, 16},     {3, 227, 362, {0, 226, 227}, 54},
-                                          {5, 342, 527, {0, 296, 342}, 86}, {7, 371, 595, {0, 323, 371}, 86}};
+  const std::vector<Expected> expected = {
+      {0, 26, 3, {0, 26}, 0},           {1, 73, 78, {0, 73}, 2},
+      {2, 149, 228, {0, 149}, 16},      {3, 227, 362, {0, 226, 227}, 54},
+      {5, 342, 527, {0, 296, 342}, 86}, {7, 371, 595, {0, 323, 371}, 86}};
   for (const Expected& e : expected) {
     GraphRecord p = prune_to_config_neighbourhood(r, e.hops);
     EXPECT_EQ(p.graph.num_nodes, e.nodes) << "hops " << e.hops;
@@ -223,7 +225,8 @@ TEST(PruneToConfigNeighbourhood, MatchesNaiveDistancesOnRandomGraphs) {
     }
     std::vector<int64_t> splits;  // kept nodes before each split, repeats merged
     for (int64_t s : g.node_splits) {
-      const int64_t before = std::count_if(expected.begin(), expected.end(), [s](int64_t v) { return v < s; });
+      const int64_t before =
+          std::count_if(expected.begin(), expected.end(), [s](int64_t v) { return v < s; });
       if (splits.empty() || splits.back() != before) splits.push_back(before);
     }
     EXPECT_EQ(p.graph.node_splits, splits);

@@ -28,8 +28,9 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 class KernelTuner : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("graphcost_kernel_tuner_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("graphcost_kernel_tuner_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -105,7 +106,8 @@ TEST_F(KernelTuner, SpaceFileGivesOrderValuesAndDefault) {
     {"Name": "unroll", "Type": "int", "Values": [0, 3], "Default": 3}]}})");
   data::GraphRecord r = read_kernel_tuner_cache(write_text("gpu.json", kSmallCache));
   ASSERT_EQ(r.configs.width, 5);
-  EXPECT_EQ(r.configs.tile, (std::vector<float>{0, 1, 0, 6, 3, /**/ 1, 0, 0, 5, 0, /**/ 1, 0, 0, 5, 3}));
+  EXPECT_EQ(r.configs.tile,
+            (std::vector<float>{0, 1, 0, 6, 3, /**/ 1, 0, 0, 5, 0, /**/ 1, 0, 0, 5, 3}));
   EXPECT_EQ(r.configs.default_config, 2);  // a, 32, 3
   EXPECT_FALSE(is_kernel_tuner_cache((dir_ / "space.json").string()));
 }
@@ -126,7 +128,8 @@ TEST_F(KernelTuner, FolderSharesOneLayoutAcrossDevices) {
   // d (a.json.gz's tune_params), then b and a (a.json.gz's measured configurations).
   ASSERT_EQ(records[1].configs.width, 5);
   EXPECT_EQ(records[1].configs.width, records[0].configs.width);
-  EXPECT_EQ(records[1].configs.tile, (std::vector<float>{6, 3, 0, 1, 0, /**/ 5, 0, 0, 0, 1, /**/ 5, 3, 0, 0, 1}));
+  EXPECT_EQ(records[1].configs.tile,
+            (std::vector<float>{6, 3, 0, 1, 0, /**/ 5, 0, 0, 0, 1, /**/ 5, 3, 0, 0, 1}));
   EXPECT_TRUE(is_kernel_tuner_folder(dir_.string()));
 }
 
@@ -144,9 +147,11 @@ TEST_F(KernelTuner, CorruptedInputsGiveOneLineErrors) {
     EXPECT_NE(std::string(e.what()).find("decompress"), std::string::npos) << e.what();
   }
   expect_error(write_text("invalid.json", "{\"cache\": {\"1\": {\"time\": 1.0,}}"), "");
-  expect_error(write_text("no_cache.json", replace_once(kSmallCache, "\"cache\"", "\"cachex\"")), "cache");
-  expect_error(write_text("no_keys.json", replace_once(kSmallCache, "\"tune_params_keys\"", "\"keys\"")),
-               "tune_params_keys");
+  expect_error(write_text("no_cache.json", replace_once(kSmallCache, "\"cache\"", "\"cachex\"")),
+               "cache");
+  expect_error(
+      write_text("no_keys.json", replace_once(kSmallCache, "\"tune_params_keys\"", "\"keys\"")),
+      "tune_params_keys");
   expect_error(write_text("missing.json", replace_once(kSmallCache, "\"unroll\": 0, ", "")),
                "cache[\"32,0,a\"].unroll");
   expect_error(write_text("no_time.json", replace_once(kSmallCache, ", \"time\": 4.0", "")),
@@ -254,12 +259,14 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
 
   data::LoadOptions from_data;
   from_data.kind_from_data = true;
-  auto one = data::open_collection(shared("convolution/W6600.json.gz"), data::CollectionId{}, "", from_data);
+  auto one = data::open_collection(shared("convolution/W6600.json.gz"), data::CollectionId{}, "",
+                                   from_data);
   EXPECT_EQ(one->id().str(), "tile:xla");
   ASSERT_EQ(one->size(), 1);
   EXPECT_EQ(one->configs(0).failed, nullptr);  // the AMD card ran every configuration
   EXPECT_EQ(one->configs(0).default_config, 386);
-  EXPECT_THROW(data::open_collection(dir, data::CollectionId::parse("layout:xla:default"), "", {}), Error);
+  EXPECT_THROW(data::open_collection(dir, data::CollectionId::parse("layout:xla:default"), "", {}),
+               Error);
 }
 
 }  // namespace
