@@ -187,8 +187,11 @@ Cache read_cache(const std::string& path, Space& space) {
   }
   if (space.parameters.empty()) {
     space.defined_by = path;
-    for (const std::string& k : keys)
-      space.parameters.push_back(Parameter{k, {}, Json(), false, false, 0});
+    for (const std::string& k : keys) {
+      Parameter p;
+      p.name = k;
+      space.parameters.push_back(std::move(p));
+    }
   }
   for (const std::string& k : keys) {
     check_data(find_parameter(space, k) != nullptr, path, "tune_params_keys",
