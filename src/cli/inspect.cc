@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "data/collection.h"
 #include "data/dedup.h"
+#include "data/prune.h"
 
 namespace graphcost::cli {
 
@@ -16,7 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json inspect_collection(const data::Collection& c) {
+nlohmann::json inspect_collection(const data::Collection& c, int prune_hops) {
   nlohmann::json files = nlohmann::json::array();
   for (int64_t g = 0; g < c.size(); ++g) {
     const data::Graph& graph = c.graph(g);
@@ -28,6 +29,16 @@ nlohmann::json inspect_collection(const data::Collection& c) {
                           {"config_nodes", configs.nodes},
                           {"configs", configs.count},
                           {"distinct_configs", data::count_distinct_configs(configs)}};
+    if (prune_hops >= 0) {
+      const bool layout = configs.kind == data::ConfigKind::Layout && !graph.configurable_nodes.empty();
+      row["kept"] = layout ? static_cast<int64_t>(
+                                 data::nodes_within_hops(graph, graph.configurable_nodes, prune_hops).size())
+                           : graph.num_nodes;
+    }
+    if (configs.failed != nullptr) {
+      row["failed_configs"] = std::count(configs.failed, configs.failed + configs.count, 1);
+    }
+    if (configs.default_config >= 0) row["default_config"] = configs.default_config;
     if (configs.has_runtimes()) {
       auto [lo, hi] = std::minmax_element(configs.runtimes, configs.runtimes + configs.count);
       row["runtime_min"] = *lo;
@@ -48,8 +59,9 @@ void print_collection(const nlohmann::json& j) {
   std::printf("%s %s: %d files, node features %d, config features %d\n",
               j["collection"].get<std::string>().c_str(), j["split"].get<std::string>().c_str(),
               j["files"].get<int>(), j["node_feature_width"].get<int>(), j["config_width"].get<int>());
-  std::printf("  %-40s %8s %8s %6s %8s %9s %12s %12s\n", "graph", "n", "m", "nc", "c", "distinct",
-              "runtime_min", "runtime_max");
+  const bool pruned = !j["graphs"].empty() && j["graphs"][0].contains("kept");
+  std::printf("  %-40s %8s %8s %6s %8s %9s %12s %12s%s\n", "graph", "n", "m", "nc", "c", "distinct",
+              "runtime_min", "runtime_max", pruned ? "     kept" : "");
   for (const auto& row : j["graphs"]) {
     char lo_text[32], hi_text[32];
     if (row.contains("runtime_min")) {
@@ -59,11 +71,13 @@ void print_collection(const nlohmann::json& j) {
       std::snprintf(lo_text, sizeof lo_text, "-");
       std::snprintf(hi_text, sizeof hi_text, "-");
     }
-    std::printf("  %-40s %8lld %8lld %6lld %8lld %9lld %12s %12s\n",
+    char kept_text[32] = "";
+    if (pruned) std::snprintf(kept_text, sizeof kept_text, " %8lld", row["kept"].get<long long>());
+    std::printf("  %-40s %8lld %8lld %6lld %8lld %9lld %12s %12s%s\n",
                 row["graph"].get<std::string>().c_str(), row["nodes"].get<long long>(),
                 row["edges"].get<long long>(), row["config_nodes"].get<long long>(),
                 row["configs"].get<long long>(), row["distinct_configs"].get<long long>(), lo_text,
-                hi_text);
+                hi_text, kept_text);
   }
 }
 
@@ -72,6 +86,7 @@ struct InspectOptions {
   std::string collection;
   bool skip_invalid = false;
   bool json = false;
+  int prune_hops = -1;
 };
 
 void run_inspect(const InspectOptions& o) {
@@ -87,14 +102,14 @@ void run_inspect(const InspectOptions& o) {
       if (!o.collection.empty() && id.str() != o.collection) continue;
       for (const std::string& split : splits) {
         if (!fs::is_directory(p / id.relative_dir() / split)) continue;
-        out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load)));
+        out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
       }
     }
     if (out.empty()) throw Error(o.path, "", "no collection folders under npz/");
   } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
     data::CollectionId id = data::CollectionId::parse(o.collection.empty() ? "layout:xla:default" : o.collection);
     for (const std::string& split : splits) {
-      if (fs::is_directory(p / split)) out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load)));
+      if (fs::is_directory(p / split)) out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
     }
   } else {
     // One file or one folder of files: the kind comes from the data unless a collection is named.
@@ -104,7 +119,7 @@ void run_inspect(const InspectOptions& o) {
     } else {
       load.kind_from_data = true;
     }
-    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load)));
+    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load), o.prune_hops));
   }
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());
@@ -127,6 +142,10 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_flag("--skip-invalid", options->skip_invalid,
                 "warn about and skip files that fail validation instead of stopping");
   cmd->add_flag("--json", options->json, "print JSON instead of a table");
+  cmd->add_option("--prune", options->prune_hops,
+                  "also show in a column `kept` how many nodes pruning to K hops around the "
+                  "configurable nodes would keep (layout graphs; tile graphs keep all)")
+      ->check(CLI::Range(0, 1 << 20));
   cmd->callback([options] { run_inspect(*options); });
 }
 

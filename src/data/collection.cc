@@ -8,7 +8,9 @@
 
 #include "core/error.h"
 #include "data/dedup.h"
+#include "data/prune.h"
 #include "data/validate.h"
+#include "io/kernel_tuner.h"
 #include "io/tpugraphs_npz.h"
 #include "io/tuning_records.h"
 
@@ -129,53 +131,117 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
   return locate(root, id, split).files;
 }
 
-std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
-                                            const std::string& split, const LoadOptions& options) {
+namespace {
+
+// A Kernel Tuner cache, or a folder of them that is not a TpuGraphs root, collection or split.
+bool is_kernel_tuner_source(const std::string& path, const std::string& split) {
+  const fs::path p(path);
+  if (fs::is_regular_file(p)) return io::is_kernel_tuner_cache(path);
+  if (!fs::is_directory(p) || fs::is_directory(p / "npz")) return false;
+  if (!split.empty() && fs::is_directory(p / split)) return false;
+  return record_files_in(p).empty() && io::is_kernel_tuner_folder(path);
+}
+
+// Records as loaded, each either usable or with the error that stopped it.
+struct Loaded {
+  std::vector<GraphRecord> records;
+  std::vector<std::string> errors;
+  std::vector<char> ok;
+};
+
+// Validation, pruning and merging, the same for every source format.
+void prepare(GraphRecord& record, const LoadOptions& options) {
+  validate_record(record);
+  if (options.prune_hops >= 0) record = prune_to_config_neighbourhood(record, options.prune_hops);
+  if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
+}
+
+bool excluded(const LoadOptions& options, const std::string& name) {
+  return std::find(options.exclude.begin(), options.exclude.end(), name) != options.exclude.end();
+}
+
+Loaded load_npz(const std::string& path, const CollectionId& id, const std::string& split,
+                const LoadOptions& options) {
   Located located = locate(path, id, split);
   std::vector<std::string> files;
   for (const std::string& f : located.files) {
-    std::string stem = fs::path(f).stem().string();
-    if (std::find(options.exclude.begin(), options.exclude.end(), stem) == options.exclude.end()) {
-      files.push_back(f);
-    }
+    if (!excluded(options, fs::path(f).stem().string())) files.push_back(f);
   }
   const int64_t n = static_cast<int64_t>(files.size());
   std::vector<std::vector<GraphRecord>> per_file(n);
-  std::vector<std::string> errors(n);
-  std::vector<char> loaded(n, 0);
+  std::vector<std::string> file_errors(n);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < n; ++i) {
     try {
-      std::vector<GraphRecord> file_records = read_record_file(files[i], options);
-      for (GraphRecord& record : file_records) {
+      std::vector<GraphRecord> records = read_record_file(files[i], options);
+      for (GraphRecord& record : records) {
         if (record.configs.runtimes.empty() && !located.root.empty()) {
           std::string answers = answers_path(located.root, files[i]);
           if (fs::exists(answers)) attach_answers(record, answers);
         }
-        validate_record(record);
-        if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
+        prepare(record, options);
       }
-      per_file[i] = std::move(file_records);
-      loaded[i] = 1;
+      per_file[i] = std::move(records);
     } catch (const std::exception& e) {
-      errors[i] = e.what();
+      file_errors[i] = e.what();
     }
   }
-  std::vector<GraphRecord> records;
+  Loaded loaded;
   for (int64_t i = 0; i < n; ++i) {
-    if (!loaded[i]) {
-      if (!options.skip_invalid) throw Error(errors[i]);
-      std::fprintf(stderr, "graphcost: warning: skipping %s\n", errors[i].c_str());
+    if (!file_errors[i].empty()) {
+      loaded.records.emplace_back();
+      loaded.errors.push_back(file_errors[i]);
+      loaded.ok.push_back(0);
       continue;
     }
-    for (GraphRecord& r : per_file[i]) records.push_back(std::move(r));
+    for (GraphRecord& record : per_file[i]) {
+      if (excluded(options, record.graph.name)) continue;
+      loaded.records.push_back(std::move(record));
+      loaded.errors.emplace_back();
+      loaded.ok.push_back(1);
+    }
   }
+  return loaded;
+}
+
+// Graph names ("<kernel>_<device>") play the part of file stems for options.exclude.
+Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
+  // The folder is read as a whole so that every device shares one feature layout.
+  std::vector<GraphRecord> all = fs::is_regular_file(path)
+                                     ? std::vector<GraphRecord>{io::read_kernel_tuner_cache(path)}
+                                     : io::read_kernel_tuner_folder(path);
+  Loaded loaded;
+  for (GraphRecord& record : all) {
+    if (!excluded(options, record.graph.name)) loaded.records.push_back(std::move(record));
+  }
+  loaded.errors.resize(loaded.records.size());
+  loaded.ok.assign(loaded.records.size(), 0);
+  for (size_t i = 0; i < loaded.records.size(); ++i) {
+    try {
+      prepare(loaded.records[i], options);
+      loaded.ok[i] = 1;
+    } catch (const std::exception& e) {
+      loaded.errors[i] = e.what();
+    }
+  }
+  return loaded;
+}
+
+}  // namespace
+
+std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
+                                            const std::string& split, const LoadOptions& options) {
+  Loaded loaded = is_kernel_tuner_source(path, split) ? load_kernel_tuner(path, options)
+                                                      : load_npz(path, id, split, options);
   std::vector<GraphRecord> kept;
   CollectionId kept_id = id;
-  for (GraphRecord& r : records) {
-    if (std::find(options.exclude.begin(), options.exclude.end(), r.graph.name) != options.exclude.end()) {
+  for (size_t i = 0; i < loaded.records.size(); ++i) {
+    if (!loaded.ok[i]) {
+      if (!options.skip_invalid) throw Error(loaded.errors[i]);
+      std::fprintf(stderr, "graphcost: warning: skipping %s\n", loaded.errors[i].c_str());
       continue;
     }
+    const GraphRecord& r = loaded.records[i];
     if (options.kind_from_data && kept.empty() && r.configs.kind != kept_id.kind) {
       kept_id = r.configs.kind == ConfigKind::Tile ? CollectionId{ConfigKind::Tile, "xla", ""}
                                                    : CollectionId{ConfigKind::Layout, "xla", "default"};
@@ -194,7 +260,7 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
                  std::to_string(r.configs.width) + " configuration columns, but " + first.source +
                      " has " + std::to_string(first.configs.width));
     }
-    kept.push_back(std::move(r));
+    kept.push_back(std::move(loaded.records[i]));
   }
   if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
   return std::make_unique<MemoryCollection>(kept_id, split, std::move(kept));

@@ -76,6 +76,9 @@ struct LoadOptions {
   // Take the kind (tile or layout) from the files instead of the collection id; for commands
   // that look at any file (inspect, split) rather than train on a named collection.
   bool kind_from_data = false;
+  // Keep only the nodes within this many hops of a configurable node (layout graphs; see
+  // data/prune.h).
+  int prune_hops = -1;  // -1: no pruning
   // Raw protobuf records (.pb): append the extended feature columns (docs/ingest.md).
   bool extended_features = false;
 };
@@ -87,7 +90,10 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
 // Opens path as a collection. path may be a dataset root (then id and split pick the folder),
 // a collection folder (containing train/valid/test), a split folder, a single .npz or raw
 // TpuGraphs protobuf record (.pb, one graph per module), or a pack file (then id and split
-// come from the pack).
+// come from the pack). It may also be a Kernel Tuner cache (.json or
+// .json.gz) or a folder of them without .npz files: a tile collection (ask for tile:xla, or set
+// kind_from_data) with one graph per cache named "<kernel>_<device>" (see io/kernel_tuner.h);
+// exclude then names graphs rather than file stems.
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options);
 

@@ -15,6 +15,8 @@ ConfigView ConfigTable::view() const {
   v.tile = tile.empty() ? nullptr : tile.data();
   v.layout = layout.empty() ? nullptr : layout.data();
   v.runtimes = runtimes.empty() ? nullptr : runtimes.data();
+  v.failed = failed.empty() ? nullptr : failed.data();
+  v.default_config = default_config;
   return v;
 }
 
@@ -37,6 +39,19 @@ void ConfigTable::select(const std::vector<int64_t>& keep) {
     for (int64_t i = 0; i < n; ++i) out[i] = runtimes[keep[i]];
     runtimes.swap(out);
   }
+  if (!failed.empty()) {
+    std::vector<uint8_t> out(n);
+    for (int64_t i = 0; i < n; ++i) out[i] = failed[keep[i]];
+    failed.swap(out);
+  }
+  int64_t new_default = -1;
+  for (int64_t i = 0; i < n && default_config >= 0; ++i) {
+    if (keep[i] == default_config) {
+      new_default = i;
+      break;
+    }
+  }
+  default_config = new_default;
   count = n;
 }
 

@@ -22,6 +22,8 @@ struct ConfigView {
   const float* tile = nullptr;     // tile: count * width
   const int8_t* layout = nullptr;  // layout: count * nodes * width
   const double* runtimes = nullptr;  // count; nullptr when unknown (test split)
+  const uint8_t* failed = nullptr;   // count, 1 = the measurement failed; nullptr when none did
+  int64_t default_config = -1;       // the configuration a user gets without tuning; -1 unknown
 
   const float* tile_config(int64_t j) const { return tile + j * width; }
   const int8_t* layout_config(int64_t j) const { return layout + j * nodes * width; }
@@ -39,9 +41,17 @@ struct ConfigTable {
   // The runtime to rank by: tile config_runtime / config_runtime_normalizers; layout
   // config_runtime. Empty when the file carries no usable runtimes.
   std::vector<double> runtimes;
+  // Per configuration, 1 when its measurement failed (it did not compile or did not run). A
+  // failed configuration keeps a finite stand-in runtime, larger than any successful one (the
+  // source adapter documents which), so a search learns to avoid it. Empty when none failed.
+  std::vector<uint8_t> failed;
+  // Index of the default configuration (what a user gets without tuning), -1 when unknown or
+  // not among the measured configurations.
+  int64_t default_config = -1;
 
   ConfigView view() const;
-  // Keeps only the configurations listed, in that order.
+  // Keeps only the configurations listed, in that order; failed flags follow them and
+  // default_config becomes its position in keep (-1 when not kept).
   void select(const std::vector<int64_t>& keep);
 };
 

@@ -43,8 +43,12 @@ int64_t merge_duplicate_configs(ConfigTable& table) {
       keep.push_back(j);
     } else if (table.runtimes[j] < table.runtimes[first[j]]) {
       table.runtimes[first[j]] = table.runtimes[j];
+      // The kept runtime is this copy's, so is its success or failure.
+      if (!table.failed.empty()) table.failed[first[j]] = table.failed[j];
     }
   }
+  // A merged-away default lives on as its first identical copy.
+  if (table.default_config >= 0) table.default_config = first[table.default_config];
   const int64_t removed = table.count - static_cast<int64_t>(keep.size());
   if (removed > 0) table.select(keep);
   return removed;

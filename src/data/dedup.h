@@ -15,7 +15,8 @@ std::vector<int64_t> first_identical_config(const ConfigView& configs);
 int64_t count_distinct_configs(const ConfigView& configs);
 
 // Merges identical configurations into one, keeping the minimum runtime, in order of first
-// occurrence. Returns the number of configurations removed. Needs runtimes (no-op without).
+// occurrence (with that runtime's failed flag; the default moves to its first copy). Returns
+// the number of configurations removed. Needs runtimes (no-op without).
 int64_t merge_duplicate_configs(ConfigTable& table);
 
 }  // namespace graphcost::data

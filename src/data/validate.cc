@@ -61,6 +61,12 @@ void validate_record(const GraphRecord& record) {
     for (float v : t.tile) check_data(std::isfinite(v), file, "config_feat", "non-finite value");
   }
   check_data(t.count > 0, file, "config_runtime", "no configurations");
+  check_data(t.failed.empty() || static_cast<int64_t>(t.failed.size()) == t.count, file, "failed",
+             "expected " + std::to_string(t.count) + " failed flags, got " +
+                 std::to_string(t.failed.size()));
+  check_data(t.default_config >= -1 && t.default_config < t.count, file, "default_config",
+             "index " + std::to_string(t.default_config) + " outside [-1, " +
+                 std::to_string(t.count) + ")");
   if (!t.runtimes.empty()) {
     check_data(static_cast<int64_t>(t.runtimes.size()) == t.count, file, "config_runtime",
                "expected " + std::to_string(t.count) + " runtimes, got " +

@@ -9,7 +9,8 @@ namespace graphcost::data {
 // Checks: opcodes and features sized n; features finite; edge endpoints in [0, n);
 // node_splits ascending within [0, n]; configurable node ids in range and unique;
 // configuration table sized count x nodes x width with nodes == configurable node count;
-// runtimes (when present) one per configuration, finite and positive.
+// runtimes (when present) one per configuration, finite and positive; failed flags (when
+// present) one per configuration; default_config -1 or a configuration index.
 void validate_record(const GraphRecord& record);
 
 }  // namespace graphcost::data

@@ -39,6 +39,8 @@ TEST(Validate, RejectsEachKindOfDamage) {
   expect_invalid([](GraphRecord& r) { r.configs.runtimes.pop_back(); }, "config_runtime");
   expect_invalid([](GraphRecord& r) { r.configs.nodes = 3; }, "node_config_feat");
   expect_invalid([](GraphRecord& r) { r.configs.layout.pop_back(); }, "node_config_feat");
+  expect_invalid([](GraphRecord& r) { r.configs.failed = {0, 1}; }, "failed");
+  expect_invalid([](GraphRecord& r) { r.configs.default_config = 3; }, "default_config");
 }
 
 TEST(Validate, UnknownRuntimesAreAllowed) {

@@ -1,0 +1,400 @@
+#include "io/kernel_tuner.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cassert>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace graphcost::io {
+
+namespace {
+
+namespace fs = std::filesystem;
+// Keeps the file's order of configurations (the plain json type sorts object keys).
+using Json = nlohmann::ordered_json;
+
+// Failed configurations get this multiple of the slowest successful runtime: finite, so records
+// validate, and worse than anything that ran.
+constexpr double kFailedRuntimeFactor = 10.0;
+
+std::string one_line(std::string text) {
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  return text;
+}
+
+// gzread also reads an uncompressed file as it is, so .json and .json.gz share this path.
+std::string read_maybe_gzipped(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) throw Error(path, "", "cannot open");
+  std::string text;
+  std::vector<char> buffer(1 << 16);
+  int n = 0;
+  while ((n = gzread(file, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    text.append(buffer.data(), n);
+  }
+  int code = Z_OK;
+  std::string problem = n < 0 ? gzerror(file, &code) : "";
+  // gzclose reports Z_BUF_ERROR when the data ended in the middle of a gzip stream.
+  const int closed = gzclose(file);
+  if (problem.empty() && closed == Z_BUF_ERROR) problem = "unexpected end of file";
+  if (problem.empty() && closed != Z_OK) problem = "read error";
+  if (!problem.empty())
+    throw Error(path, "", "cannot decompress (truncated or corrupt gzip?): " + problem);
+  return text;
+}
+
+Json parse_json(const std::string& text, const std::string& where, const std::string& key) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw Error(where, key, "invalid JSON: " + one_line(e.what()));
+  }
+}
+
+// space.json keeps value lists as Python literals ("[16, 32]", "['a', 'b']", "[True, None]").
+std::string python_literal_to_json(const std::string& s) {
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '\'' || c == '"') {
+      out += '"';
+      for (++i; i < s.size() && s[i] != c; ++i) {
+        if (s[i] == '\\' && i + 1 < s.size()) {
+          if (s[i + 1] != '\'') out += '\\';
+          out += s[++i];
+        } else {
+          out += s[i] == '"' ? "\\\"" : std::string(1, s[i]);
+        }
+      }
+      out += '"';
+      ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c))) {
+      size_t j = i;
+      while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_')) ++j;
+      const std::string word = s.substr(i, j - i);
+      out += word == "True" ? "true" : word == "False" ? "false" : word == "None" ? "null" : word;
+      i = j;
+    } else {
+      out += c == '(' ? '[' : c == ')' ? ']' : c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+struct Parameter {
+  std::string name;
+  std::vector<Json> values;  // union over every source, in order of first appearance
+  Json default_value;        // null when none is known
+  bool numeric = false;      // every value a number (booleans and strings are not)
+  bool log2 = false;         // numeric and every value a positive integer power of two
+  int64_t column = 0;        // first configuration column
+};
+
+struct Space {
+  std::vector<Parameter> parameters;
+  std::string defined_by;  // the file that fixed the parameter order
+  bool has_defaults = false;
+};
+
+// What the encoder needs from one cache, so the large document can be freed early.
+struct Cache {
+  std::string path;
+  std::string kernel;
+  std::string device;
+  std::vector<double> problem_size;
+  int64_t count = 0;
+  std::vector<Json> values;   // count x parameters, in the space's parameter order
+  std::vector<double> times;  // NaN where the measurement failed
+};
+
+void add_value(Parameter& p, const Json& v) {
+  if (std::find(p.values.begin(), p.values.end(), v) == p.values.end()) p.values.push_back(v);
+}
+
+Space read_space(const std::string& path) {
+  std::string text = read_maybe_gzipped(path);
+  Json doc = parse_json(text, path, "");
+  const std::string key = "ConfigurationSpace.TuningParameters";
+  check_data(doc.is_object() && doc.contains("ConfigurationSpace") &&
+                 doc["ConfigurationSpace"].is_object() &&
+                 doc["ConfigurationSpace"].contains("TuningParameters") &&
+                 doc["ConfigurationSpace"]["TuningParameters"].is_array(),
+             path, key, "missing or not a list");
+  Space space;
+  space.defined_by = path;
+  space.has_defaults = true;
+  for (const Json& entry : doc["ConfigurationSpace"]["TuningParameters"]) {
+    check_data(entry.is_object() && entry.contains("Name") && entry["Name"].is_string(), path, key,
+               "an entry has no Name");
+    Parameter p;
+    p.name = entry["Name"].get<std::string>();
+    const std::string where = key + "." + p.name + ".Values";
+    check_data(entry.contains("Values"), path, where, "missing");
+    Json values =
+        entry["Values"].is_string()
+            ? parse_json(python_literal_to_json(entry["Values"].get<std::string>()), path, where)
+            : entry["Values"];
+    check_data(values.is_array(), path, where, "not a list");
+    for (const Json& v : values) add_value(p, v);
+    if (entry.contains("Default")) {
+      p.default_value = entry["Default"];
+    } else {
+      space.has_defaults = false;
+    }
+    space.parameters.push_back(std::move(p));
+  }
+  return space;
+}
+
+Parameter* find_parameter(Space& space, const std::string& name) {
+  for (Parameter& p : space.parameters) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string cache_key(const std::string& entry, const std::string& field) {
+  return "cache[\"" + entry + "\"]." + field;
+}
+
+Cache read_cache(const std::string& path, Space& space) {
+  Cache cache;
+  cache.path = path;
+  Json doc;
+  {
+    std::string text = read_maybe_gzipped(path);
+    doc = parse_json(text, path, "");
+  }
+  check_data(doc.is_object(), path, "", "not a JSON object");
+  check_data(doc.contains("tune_params_keys") && doc["tune_params_keys"].is_array(), path,
+             "tune_params_keys", "missing or not a list");
+  check_data(doc.contains("cache") && doc["cache"].is_object(), path, "cache",
+             "missing or not an object");
+  std::vector<std::string> keys;
+  for (const Json& k : doc["tune_params_keys"]) {
+    check_data(k.is_string(), path, "tune_params_keys", "holds a non-string");
+    keys.push_back(k.get<std::string>());
+  }
+  if (space.parameters.empty()) {
+    space.defined_by = path;
+    for (const std::string& k : keys) {
+      Parameter p;
+      p.name = k;
+      space.parameters.push_back(std::move(p));
+    }
+  }
+  for (const std::string& k : keys) {
+    check_data(find_parameter(space, k) != nullptr, path, "tune_params_keys",
+               "lists '" + k + "', which " + space.defined_by + " does not define");
+  }
+  for (const Parameter& p : space.parameters) {
+    check_data(std::find(keys.begin(), keys.end(), p.name) != keys.end(), path, "tune_params_keys",
+               "lacks '" + p.name + "', which " + space.defined_by + " defines");
+  }
+  if (doc.contains("tune_params")) {
+    const Json& tune = doc["tune_params"];
+    check_data(tune.is_object(), path, "tune_params", "not an object");
+    for (Parameter& p : space.parameters) {
+      if (!tune.contains(p.name)) continue;
+      check_data(tune[p.name].is_array(), path, "tune_params." + p.name, "not a list");
+      for (const Json& v : tune[p.name]) add_value(p, v);
+    }
+  }
+  cache.kernel = doc.contains("kernel_name") && doc["kernel_name"].is_string()
+                     ? doc["kernel_name"].get<std::string>()
+                     : fs::path(path).parent_path().filename().string();
+  cache.device = doc.contains("device_name") && doc["device_name"].is_string()
+                     ? doc["device_name"].get<std::string>()
+                     : fs::path(path).stem().stem().string();
+  if (doc.contains("problem_size")) {
+    Json size = doc["problem_size"];
+    if (size.is_number()) size = Json::array({size});
+    check_data(size.is_array(), path, "problem_size", "expected a number or a list of numbers");
+    for (const Json& v : size) {
+      check_data(v.is_number(), path, "problem_size", "expected a number or a list of numbers");
+      cache.problem_size.push_back(v.get<double>());
+    }
+  }
+  for (const auto& [entry_key, entry] : doc["cache"].items()) {
+    check_data(entry.is_object(), path, "cache[\"" + entry_key + "\"]", "not an object");
+    for (Parameter& p : space.parameters) {
+      auto it = entry.find(p.name);
+      check_data(it != entry.end(), path, cache_key(entry_key, p.name), "missing");
+      add_value(p, *it);
+      cache.values.push_back(*it);
+    }
+    auto time = entry.find("time");
+    check_data(time != entry.end(), path, cache_key(entry_key, "time"), "missing");
+    const double t = time->is_number() ? time->get<double>() : std::nan("");
+    cache.times.push_back(std::isfinite(t) && t > 0 ? t : std::nan(""));
+  }
+  cache.count = static_cast<int64_t>(cache.times.size());
+  check_data(cache.count > 0, path, "cache", "holds no configurations");
+  assert(cache.values.size() == static_cast<size_t>(cache.count) * space.parameters.size());
+  return cache;
+}
+
+bool is_positive_power_of_two(const Json& v) {
+  const double x = v.get<double>();
+  if (!(x >= 1 && x <= 9.007199254740992e15) || x != std::floor(x)) return false;
+  const uint64_t n = static_cast<uint64_t>(x);
+  return (n & (n - 1)) == 0;
+}
+
+// Fixes each parameter's encoding and columns once every value is known.
+int64_t lay_out_columns(Space& space) {
+  int64_t column = 0;
+  for (Parameter& p : space.parameters) {
+    p.numeric =
+        std::all_of(p.values.begin(), p.values.end(), [](const Json& v) { return v.is_number(); });
+    p.log2 = p.numeric && std::all_of(p.values.begin(), p.values.end(), is_positive_power_of_two);
+    p.column = column;
+    column += p.numeric ? 1 : static_cast<int64_t>(p.values.size());
+  }
+  return column;
+}
+
+std::string graph_name(const Cache& cache) {
+  std::string name = cache.kernel + "_" + cache.device;
+  for (char& c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  }
+  return name;
+}
+
+data::GraphRecord encode(const Cache& cache, const Space& space, int64_t width,
+                         const std::vector<std::string>& devices) {
+  data::GraphRecord record;
+  record.source = cache.path;
+  data::Graph& g = record.graph;
+  g.name = graph_name(cache);
+  g.num_nodes = 1;
+  g.feature_width = static_cast<int64_t>(devices.size() + cache.problem_size.size());
+  g.opcodes = {0};
+  g.node_features.assign(g.feature_width, 0.0f);
+  const auto device = std::find(devices.begin(), devices.end(), cache.device);
+  g.node_features[device - devices.begin()] = 1.0f;
+  for (size_t i = 0; i < cache.problem_size.size(); ++i) {
+    const double v = cache.problem_size[i];
+    g.node_features[devices.size() + i] = static_cast<float>(v >= 1 ? std::log2(v) : 0.0);
+  }
+  g.build_adjacency();
+
+  data::ConfigTable& t = record.configs;
+  t.kind = data::ConfigKind::Tile;
+  t.count = cache.count;
+  t.width = width;
+  t.tile.assign(t.count * width, 0.0f);
+  const size_t parameters = space.parameters.size();
+  for (int64_t j = 0; j < t.count; ++j) {
+    float* row = &t.tile[j * width];
+    for (size_t k = 0; k < parameters; ++k) {
+      const Parameter& p = space.parameters[k];
+      const Json& v = cache.values[j * parameters + k];
+      if (p.numeric) {
+        row[p.column] = static_cast<float>(p.log2 ? std::log2(v.get<double>()) : v.get<double>());
+      } else {
+        row[p.column + (std::find(p.values.begin(), p.values.end(), v) - p.values.begin())] = 1.0f;
+      }
+    }
+  }
+  double slowest = 0;
+  for (double time : cache.times) {
+    if (!std::isnan(time)) slowest = std::max(slowest, time);
+  }
+  check_data(slowest > 0, cache.path, "cache", "no configuration has a positive numeric time");
+  t.runtimes.resize(t.count);
+  bool any_failed = false;
+  for (int64_t j = 0; j < t.count; ++j) {
+    const bool failed = std::isnan(cache.times[j]);
+    any_failed |= failed;
+    t.runtimes[j] = failed ? kFailedRuntimeFactor * slowest : cache.times[j];
+  }
+  if (any_failed) {
+    t.failed.resize(t.count);
+    for (int64_t j = 0; j < t.count; ++j) t.failed[j] = std::isnan(cache.times[j]) ? 1 : 0;
+  }
+  if (space.has_defaults) {
+    for (int64_t j = 0; j < t.count && t.default_config < 0; ++j) {
+      bool same = true;
+      for (size_t k = 0; k < parameters && same; ++k) {
+        same = cache.values[j * parameters + k] == space.parameters[k].default_value;
+      }
+      if (same) t.default_config = j;
+    }
+  }
+  return record;
+}
+
+std::vector<data::GraphRecord> read_caches(const std::vector<std::string>& files,
+                                           const std::string& space_path) {
+  Space space;
+  if (fs::is_regular_file(space_path)) space = read_space(space_path);
+  std::vector<Cache> caches;
+  for (const std::string& f : files) caches.push_back(read_cache(f, space));
+  const int64_t width = lay_out_columns(space);
+  std::vector<std::string> devices;
+  for (const Cache& c : caches) {
+    if (std::find(devices.begin(), devices.end(), c.device) == devices.end())
+      devices.push_back(c.device);
+    check_data(c.problem_size.size() == caches.front().problem_size.size(), c.path, "problem_size",
+               "has " + std::to_string(c.problem_size.size()) + " values, but " +
+                   caches.front().path + " has " +
+                   std::to_string(caches.front().problem_size.size()));
+  }
+  std::sort(devices.begin(), devices.end());
+  std::vector<data::GraphRecord> records;
+  for (const Cache& c : caches) records.push_back(encode(c, space, width, devices));
+  return records;
+}
+
+}  // namespace
+
+bool is_kernel_tuner_cache(const std::string& path) {
+  const fs::path p(path);
+  const std::string name = p.filename().string();
+  auto ends_with = [&name](const std::string& suffix) {
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  std::error_code error;
+  if (!fs::is_regular_file(p, error)) return false;
+  return ends_with(".json.gz") || (ends_with(".json") && name != "space.json");
+}
+
+bool is_kernel_tuner_folder(const std::string& path) {
+  std::error_code error;
+  if (!fs::is_directory(path, error)) return false;
+  for (const auto& entry : fs::directory_iterator(path, error)) {
+    if (is_kernel_tuner_cache(entry.path().string())) return true;
+  }
+  return false;
+}
+
+data::GraphRecord read_kernel_tuner_cache(const std::string& path) {
+  check_data(fs::is_regular_file(path), path, "", "no such file");
+  return read_caches({path}, (fs::path(path).parent_path() / "space.json").string()).front();
+}
+
+std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir) {
+  check_data(fs::is_directory(dir), dir, "", "no such folder");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (is_kernel_tuner_cache(entry.path().string())) files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  check_data(!files.empty(), dir, "", "no Kernel Tuner caches (*.json.gz or *.json)");
+  return read_caches(files, (fs::path(dir) / "space.json").string());
+}
+
+}  // namespace graphcost::io

@@ -1,0 +1,39 @@
+// Kernel Tuner caches (.json or .json.gz): one GPU kernel's search space measured on one device
+// becomes one tile record with graph-level configurations. See docs/kernel-tuner.md for the
+// encoding; in short:
+//   graph: one node (opcode 0) whose features are a one-hot over the devices of the folder
+//          (sorted by device_name) followed by log2 of each problem_size value (0 below 1);
+//          name "<kernel_name>_<device_name>" (characters other than [A-Za-z0-9._-] -> '_').
+//   configurations: the tunable parameters in order (space.json's, else tune_params_keys):
+//          a numeric parameter is one column, log2(v) when every value is a positive integer
+//          power of two, else v; any other parameter is a one-hot over its values.
+//   runtimes: "time" in ms. A failed configuration (a time that is not a positive finite
+//          number, e.g. "RuntimeFailedConfig" or "CompilationFailedConfig") is kept, flagged in
+//          configs.failed, with a runtime of 10x the slowest successful one of its cache.
+//   default_config: the configuration whose values are space.json's defaults, when measured.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "data/collection.h"
+
+namespace graphcost::io {
+
+// True for a regular file whose name ends in .json.gz, or in .json but is not space.json.
+bool is_kernel_tuner_cache(const std::string& path);
+
+// True for a folder holding at least one file for which is_kernel_tuner_cache is true.
+bool is_kernel_tuner_folder(const std::string& path);
+
+// Reads one cache on its own (space.json beside it is used when present); the device one-hot
+// then has a single column. Errors (truncated gzip, invalid JSON, a missing key, a record
+// without one of the parameters) are one-line Errors naming the file and the key.
+data::GraphRecord read_kernel_tuner_cache(const std::string& path);
+
+// Reads every cache in dir (sorted by file name) with one shared layout: the same device
+// one-hot and the same configuration columns, built from the union of every parameter's values
+// over space.json, each cache's tune_params and the measured configurations.
+std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir);
+
+}  // namespace graphcost::io
