@@ -5,6 +5,7 @@
 
 namespace graphcost::cli {
 
-
+// graphcost synth: a synthetic dataset in the TpuGraphs npz layout (src/cli/synth.cc).
+void add_synth_command(CLI::App& app);
 
 }  // namespace graphcost::cli

@@ -132,7 +132,7 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   const std::vector<Instruction> nodes = program.program.flatten();
   const LayoutCostModel model(nodes, program.configurable);
   const int64_t nc = static_cast<int64_t>(program.configurable.size());
-  Random config_random(derive_seed(seed, kConfigStream));
+  Random config_random(derive_seed(seed, kConfigStream, options.config_stream));
   SynthGraph out;
   ConfigTable& configs = out.record.configs;
   configs.kind = ConfigKind::Layout;
@@ -147,7 +147,7 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   for (int64_t j = 0; j < options.configs; ++j) {
     out.noiseless[j] = model.runtime_ns(configs.layout.data() + j * row_size);
   }
-  Random noise_random(derive_seed(seed, kNoiseStream));
+  Random noise_random(derive_seed(seed, kNoiseStream, options.config_stream));
   out.runtimes.runtime_ns = add_noise(out.noiseless, options.noise, noise_random);
   configs.runtimes.assign(out.runtimes.runtime_ns.begin(), out.runtimes.runtime_ns.end());
   out.record.graph = program.program.to_graph("");

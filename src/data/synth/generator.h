@@ -24,6 +24,9 @@ struct LayoutGraphOptions {
   ProgramFamily family = ProgramFamily::Convolutional;
   LayoutSearch search = LayoutSearch::Random;
   double noise = 0.01;  // sigma of the log-normal runtime noise (0 = noiseless)
+  // Mixed into the configuration and noise seeds only: two collections can share a program
+  // (same seed) and still draw their own configurations, as TpuGraphs' default and random do.
+  uint64_t config_stream = 0;
 };
 
 struct TileKernelOptions {
