@@ -81,7 +81,8 @@ void write_answers(const std::string& path, const io::RuntimeColumns& runtimes, 
   writer.commit();
 }
 
-nlohmann::json report_json(const SynthOptions& options, const std::vector<SynthFileSummary>& files) {
+nlohmann::json report_json(const SynthOptions& options, const std::vector<CollectionPlan>& plan,
+                           const std::vector<SynthFileSummary>& files) {
   nlohmann::json report;
   report["generator"] = "graphcost synth";
   report["seed"] = options.seed;
@@ -89,14 +90,14 @@ nlohmann::json report_json(const SynthOptions& options, const std::vector<SynthF
   report["noise"] = options.noise;
   report["answers"] = "answers/<path below npz/>: test-split config_runtime (+ normalizers)";
   nlohmann::json collections = nlohmann::json::object();
-  for (const CollectionPlan& plan : plan_for_scale(options.scale)) {
+  for (const CollectionPlan& collection : plan) {
     for (const std::string& split : split_names()) {
       nlohmann::json entry;
       int64_t count = 0, nodes = 0, configs = 0, finite = 0;
       double sum = 0, lowest = 1;
       nlohmann::json per_graph = nlohmann::json::object();
       for (const SynthFileSummary& f : files) {
-        if (f.collection != id_text(plan.id) || f.split != split) continue;
+        if (f.collection != id_text(collection.id) || f.split != split) continue;
         ++count;
         nodes += f.nodes;
         configs += f.configs;
@@ -113,7 +114,7 @@ nlohmann::json report_json(const SynthOptions& options, const std::vector<SynthF
       entry["noise_ceiling_mean"] = finite > 0 ? sum / finite : std::nan("");
       entry["noise_ceiling_min"] = finite > 0 ? lowest : std::nan("");
       entry["noise_ceiling"] = per_graph;
-      collections[id_text(plan.id)][split] = entry;
+      collections[id_text(collection.id)][split] = entry;
     }
   }
   report["collections"] = collections;
@@ -247,7 +248,8 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
     fs::remove_all(npz_root);
     fs::remove_all(answers_root);
   }
-  const std::vector<CollectionPlan> plan = plan_for_scale(options.scale);
+  const std::vector<CollectionPlan> plan =
+      options.plan.empty() ? plan_for_scale(options.scale) : options.plan;
   std::vector<PlannedFile> files = plan_files(plan, options.seed);
   for (const CollectionPlan& collection : plan) {
     for (const std::string& split : split_names()) {
@@ -305,7 +307,7 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
   if (!first_error.empty()) throw Error(first_error);
   progress.finish();
   write_file_atomically((root / "synth_report.json").string(),
-                        report_json(options, summaries).dump(2) + "\n");
+                        report_json(options, plan, summaries).dump(2) + "\n");
   return summaries;
 }
 

@@ -61,6 +61,7 @@ struct SynthOptions {
   int threads = 0;           // 0 = OpenMP's default (all cores)
   bool compress = true;      // DEFLATE the npz entries
   bool overwrite = false;    // replace ROOT/npz and ROOT/answers when they exist
+  std::vector<CollectionPlan> plan;  // when not empty, used instead of plan_for_scale(scale)
 };
 
 struct SynthFileSummary {
