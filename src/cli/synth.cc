@@ -41,9 +41,11 @@ void run_synth(const SynthCommandOptions& cli) {
 void add_synth_command(CLI::App& app) {
   auto options = std::make_shared<SynthCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "synth", "Write a synthetic dataset (all five TpuGraphs collections, npz layout) whose "
-               "runtimes come from a documented analytical cost model (docs/synthetic.md)");
-  cmd->add_option("--out", options->out, "Dataset root to write (npz/, answers/, synth_report.json)")
+      "synth",
+      "Write a synthetic dataset (all five TpuGraphs collections, npz layout) whose "
+      "runtimes come from a documented analytical cost model (docs/synthetic.md)");
+  cmd->add_option("--out", options->out,
+                  "Dataset root to write (npz/, answers/, synth_report.json)")
       ->required();
   cmd->add_option("--seed", options->seed, "Random seed; the same seed gives the same files")
       ->capture_default_str();

@@ -82,8 +82,7 @@ TEST_F(TransposeProgram, LargeMinorOutputPaysOneCopy) {
 
 TEST_F(TransposeProgram, SmallMinorInputCostsTraffic) {
   // Input [8, 256] with dim 0 (8) minor: 128 * 256 el; the parameter must be copied into it.
-  const double expected =
-      32768 * 4 + 32768 * 4 + 8.0 * 32768 + 1000 + 4.0 * (2048 + 32768);
+  const double expected = 32768 * 4 + 32768 * 4 + 8.0 * 32768 + 1000 + 4.0 * (2048 + 32768);
   EXPECT_DOUBLE_EQ(runtime({-1, -1, -1, -1, -1, -1, 0, 1}), expected);
 }
 

@@ -1,5 +1,3 @@
-#include "data/synth/dataset.h"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "data/synth/dataset.h"
 #include "io/npz.h"
 #include "io/tpugraphs_npz.h"
 
@@ -17,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string temp_root(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("graphcost_synth_" + std::to_string(::getpid())) / name;
+  fs::path dir =
+      fs::temp_directory_path() / ("graphcost_synth_" + std::to_string(::getpid())) / name;
   fs::remove_all(dir);
   return dir.string();
 }

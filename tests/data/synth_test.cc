@@ -1,5 +1,3 @@
-#include "data/synth/generator.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "data/synth/generator.h"
 #include "data/synth/hlo.h"
 #include "data/synth/random.h"
 
@@ -115,9 +114,9 @@ TEST(Synth, LayoutGraphsAreTopologicalWithValidNodes) {
         ASSERT_FLOAT_EQ(row[28], static_cast<float>(product)) << "node " << v;
       }
       if (graph.opcodes[v] == opcode::kConvolution) {
-        EXPECT_GT(row[37], 0.0f);          // window size
-        EXPECT_EQ(row[107], 1.0f);         // feature_group_count
-        EXPECT_EQ(row[134], 3.0f);         // default layout: last dim minor
+        EXPECT_GT(row[37], 0.0f);   // window size
+        EXPECT_EQ(row[107], 1.0f);  // feature_group_count
+        EXPECT_EQ(row[134], 3.0f);  // default layout: last dim minor
       }
     }
     EXPECT_EQ(roots, static_cast<int64_t>(graph.node_splits.size()) - 1);

@@ -24,8 +24,7 @@ namespace {
 // Local spellings of CollectionId::str() and relative_dir(), so the generator does not depend
 // on the collection loader.
 std::string id_text(const CollectionId& id) {
-  return id.kind == ConfigKind::Tile ? "tile:" + id.space
-                                     : "layout:" + id.space + ":" + id.search;
+  return id.kind == ConfigKind::Tile ? "tile:" + id.space : "layout:" + id.space + ":" + id.search;
 }
 
 std::string id_dir(const CollectionId& id) {
@@ -44,8 +43,8 @@ CollectionPlan make_plan(const std::string& id, int64_t train, int64_t valid, in
   CollectionPlan plan;
   const size_t first = id.find(':'), second = id.find(':', first + 1);
   plan.id.kind = id.compare(0, first, "tile") == 0 ? ConfigKind::Tile : ConfigKind::Layout;
-  plan.id.space = id.substr(first + 1, second == std::string::npos ? std::string::npos
-                                                                    : second - first - 1);
+  plan.id.space =
+      id.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   plan.id.search = second == std::string::npos ? "" : id.substr(second + 1);
   plan.files[0] = train;
   plan.files[1] = valid;
@@ -60,8 +59,8 @@ CollectionPlan make_plan(const std::string& id, int64_t train, int64_t valid, in
 }
 
 int64_t log_uniform_int(Random& r, int64_t lo, int64_t hi) {
-  return std::clamp<int64_t>(std::llround(r.log_uniform(static_cast<double>(lo), static_cast<double>(hi))),
-                             lo, hi);
+  return std::clamp<int64_t>(
+      std::llround(r.log_uniform(static_cast<double>(lo), static_cast<double>(hi))), lo, hi);
 }
 
 std::string file_stem(const std::string& prefix, const std::string& split, int64_t index) {
@@ -151,8 +150,8 @@ std::vector<CollectionPlan> plan_for_scale(Scale scale) {
   auto add_layout = [&](int64_t train, int64_t valid, int64_t test, int64_t min_nodes,
                         int64_t max_nodes, int64_t min_configs, int64_t max_configs,
                         double min_fraction, double max_fraction) {
-    for (const char* id : {"layout:xla:default", "layout:xla:random", "layout:nlp:default",
-                           "layout:nlp:random"}) {
+    for (const char* id :
+         {"layout:xla:default", "layout:xla:random", "layout:nlp:default", "layout:nlp:random"}) {
       plan.push_back(make_plan(id, train, valid, test, min_nodes, max_nodes, min_configs,
                                max_configs, min_fraction, max_fraction));
     }
@@ -199,12 +198,11 @@ std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uin
         f.configs = log_uniform_int(config_random, collection.min_configs, collection.max_configs);
         if (!tile) {
           const int64_t configurable = std::max<int64_t>(1, std::llround(f.fraction * f.nodes));
-          f.configs = std::max<int64_t>(
-              1, std::min(f.configs, collection.max_layout_cells / configurable));
+          f.configs =
+              std::max<int64_t>(1, std::min(f.configs, collection.max_layout_cells / configurable));
         }
         const std::string prefix =
-            tile ? "kernel"
-                 : (f.family == ProgramFamily::Transformer ? "transformer" : "convnet");
+            tile ? "kernel" : (f.family == ProgramFamily::Transformer ? "transformer" : "convnet");
         f.name = file_stem(prefix, split_names()[s], i);
         files.push_back(f);
       }
@@ -227,7 +225,8 @@ SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& fi
     options.configurable_fraction = file.fraction;
     options.configs = file.configs;
     options.family = file.family;
-    options.search = collection.id.search == "random" ? LayoutSearch::Random : LayoutSearch::Default;
+    options.search =
+        collection.id.search == "random" ? LayoutSearch::Random : LayoutSearch::Default;
     options.noise = noise;
     options.config_stream = options.search == LayoutSearch::Random ? 2 : 1;
     graph = synth_layout_graph(options, file.seed);
@@ -255,7 +254,8 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
     for (const std::string& split : split_names()) {
       fs::create_directories(root / id_dir(collection.id) / split);
       if (split == "test") {
-        fs::create_directories(answers_root / fs::path(id_dir(collection.id)).lexically_relative("npz") / split);
+        fs::create_directories(answers_root /
+                               fs::path(id_dir(collection.id)).lexically_relative("npz") / split);
       }
     }
   }

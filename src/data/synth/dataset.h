@@ -22,9 +22,9 @@ std::string scale_name(Scale scale);
 // How one collection is populated at a scale.
 struct CollectionPlan {
   CollectionId id;
-  int64_t files[3] = {0, 0, 0};  // train, valid, test
-  int64_t min_nodes = 0, max_nodes = 0;      // log-uniform
-  int64_t min_configs = 0, max_configs = 0;  // log-uniform
+  int64_t files[3] = {0, 0, 0};               // train, valid, test
+  int64_t min_nodes = 0, max_nodes = 0;       // log-uniform
+  int64_t min_configs = 0, max_configs = 0;   // log-uniform
   double min_fraction = 0, max_fraction = 0;  // configurable share (layout), uniform
   // Cap on configs * configurable nodes per file (layout), to bound memory.
   int64_t max_layout_cells = 6'000'000;
@@ -54,13 +54,13 @@ std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uin
 SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise);
 
 struct SynthOptions {
-  std::string out;           // dataset root
+  std::string out;  // dataset root
   uint64_t seed = 0;
   Scale scale = Scale::Small;
-  double noise = 0.01;       // log-normal sigma of the runtime noise
-  int threads = 0;           // 0 = OpenMP's default (all cores)
-  bool compress = true;      // DEFLATE the npz entries
-  bool overwrite = false;    // replace ROOT/npz and ROOT/answers when they exist
+  double noise = 0.01;               // log-normal sigma of the runtime noise
+  int threads = 0;                   // 0 = OpenMP's default (all cores)
+  bool compress = true;              // DEFLATE the npz entries
+  bool overwrite = false;            // replace ROOT/npz and ROOT/answers when they exist
   std::vector<CollectionPlan> plan;  // when not empty, used instead of plan_for_scale(scale)
 };
 

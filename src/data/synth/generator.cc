@@ -19,7 +19,12 @@ constexpr int kLayoutWidth = 18;
 
 // Stream ids for derive_seed, one per purpose, so that changing how one part draws numbers
 // leaves the others unchanged.
-enum Stream : uint64_t { kProgramStream = 1, kConfigStream = 2, kNoiseStream = 3, kSampleStream = 4 };
+enum Stream : uint64_t {
+  kProgramStream = 1,
+  kConfigStream = 2,
+  kNoiseStream = 3,
+  kSampleStream = 4
+};
 
 // Writes a random permutation of 0..rank-1 into out (minor_to_major order).
 void random_permutation(Random& r, int rank, int8_t* out) {
@@ -139,8 +144,8 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   configs.count = options.configs;
   configs.nodes = nc;
   configs.width = kLayoutWidth;
-  configs.layout = draw_layout_configs(model.tensor_ranks(), options.configs, options.search,
-                                       config_random);
+  configs.layout =
+      draw_layout_configs(model.tensor_ranks(), options.configs, options.search, config_random);
   out.noiseless.resize(options.configs);
   const int64_t row_size = nc * kLayoutWidth;
 #pragma omp parallel for schedule(static)
@@ -152,7 +157,8 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   configs.runtimes.assign(out.runtimes.runtime_ns.begin(), out.runtimes.runtime_ns.end());
   out.record.graph = program.program.to_graph("");
   out.record.graph.configurable_nodes = program.configurable;
-  out.noise_ceiling = noise_ceiling(out.noiseless, configs.runtimes, derive_seed(seed, kSampleStream));
+  out.noise_ceiling =
+      noise_ceiling(out.noiseless, configs.runtimes, derive_seed(seed, kSampleStream));
   return out;
 }
 
@@ -199,7 +205,8 @@ SynthGraph synth_tile_kernel(const TileKernelOptions& options, uint64_t seed) {
     noiseless[j] = out.noiseless[source];
     out.runtimes.runtime_ns.push_back(noisy[source]);
     out.runtimes.normalizer_ns.push_back(normalizer);
-    configs.runtimes.push_back(static_cast<double>(noisy[source]) / static_cast<double>(normalizer));
+    configs.runtimes.push_back(static_cast<double>(noisy[source]) /
+                               static_cast<double>(normalizer));
   }
   out.noiseless = std::move(noiseless);
   out.record.graph = kernel.program.to_graph("");

@@ -92,7 +92,8 @@ void write_node_features(const Instruction& inst, float* row) {
   row[133] = 0.0f;
   if (inst.type != element_type::kTuple) {
     const std::vector<int> layout = default_layout(inst.rank());
-    for (size_t i = 0; i < layout.size() && i < 6; ++i) row[134 + i] = static_cast<float>(layout[i]);
+    for (size_t i = 0; i < layout.size() && i < 6; ++i)
+      row[134 + i] = static_cast<float>(layout[i]);
   }
 }
 
@@ -144,7 +145,8 @@ Graph Program::to_graph(const std::string& name) const {
       graph.opcodes.push_back(inst.opcode);
       write_node_features(inst, graph.node_features.data() + node * kNodeFeatureWidth);
       std::vector<int32_t> operands;
-      for (int32_t local : inst.operands) operands.push_back(static_cast<int32_t>(starts[c] + local));
+      for (int32_t local : inst.operands)
+        operands.push_back(static_cast<int32_t>(starts[c] + local));
       std::sort(operands.begin(), operands.end());
       operands.erase(std::unique(operands.begin(), operands.end()), operands.end());
       for (int32_t operand : operands) {

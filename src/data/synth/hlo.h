@@ -14,11 +14,11 @@ namespace graphcost::data::synth {
 // TpuGraphs opcode ids (the numbering of the public featurizer's hlo_opcode.h).
 namespace opcode {
 constexpr int kAdd = 2, kBitcast = 11, kBroadcast = 13, kCompare = 20, kConcatenate = 22,
-              kConstant = 24, kConvert = 25, kConvolution = 26, kCopy = 27, kDivide = 32,
-              kDot = 34, kExponential = 37, kFusion = 41, kGetTupleElement = 45, kLog = 50,
-              kMaximum = 57, kMultiply = 59, kNegate = 60, kPad = 62, kParameter = 63,
-              kReduce = 70, kReduceWindow = 72, kReshape = 75, kRsqrt = 81, kSelect = 83,
-              kSlice = 92, kSubtract = 95, kTanh = 96, kTranspose = 98, kTuple = 100;
+              kConstant = 24, kConvert = 25, kConvolution = 26, kCopy = 27, kDivide = 32, kDot = 34,
+              kExponential = 37, kFusion = 41, kGetTupleElement = 45, kLog = 50, kMaximum = 57,
+              kMultiply = 59, kNegate = 60, kPad = 62, kParameter = 63, kReduce = 70,
+              kReduceWindow = 72, kReshape = 75, kRsqrt = 81, kSelect = 83, kSlice = 92,
+              kSubtract = 95, kTanh = 96, kTranspose = 98, kTuple = 100;
 }  // namespace opcode
 
 // Index of an element type in the one-hot columns 2-20 (the featurizer's type order).
@@ -43,9 +43,9 @@ struct Instruction {
   std::vector<int32_t> operands;  // ids within the same computation, all smaller than this id
   int64_t tuple_size = 0;
   int64_t parameter_number = 0;
-  std::vector<int64_t> dimensions;     // broadcast / reduce / transpose dimensions
-  std::vector<WindowDim> window;       // convolution, reduce-window
-  std::vector<int64_t> conv_dims;      // 14 convolution dimension numbers, or empty
+  std::vector<int64_t> dimensions;  // broadcast / reduce / transpose dimensions
+  std::vector<WindowDim> window;    // convolution, reduce-window
+  std::vector<int64_t> conv_dims;   // 14 convolution dimension numbers, or empty
   int64_t feature_group_count = 0, batch_group_count = 0;
   std::vector<int64_t> slice_start, slice_stride, slice_limit;
   std::vector<int64_t> pad_low, pad_high;

@@ -8,8 +8,8 @@ namespace graphcost::data::synth {
 
 namespace {
 
-const int8_t kDefaultLayouts[7][6] = {{0},          {0},          {1, 0},         {2, 1, 0},
-                                      {3, 2, 1, 0}, {4, 3, 2, 1, 0}, {5, 4, 3, 2, 1, 0}};
+const int8_t kDefaultLayouts[7][6] = {
+    {0}, {0}, {1, 0}, {2, 1, 0}, {3, 2, 1, 0}, {4, 3, 2, 1, 0}, {5, 4, 3, 2, 1, 0}};
 
 double round_up(double x, double multiple) { return std::ceil(x / multiple) * multiple; }
 
@@ -58,7 +58,8 @@ double contraction_size(const Instruction& node, const Instruction& input,
                         const Instruction& kernel) {
   // Geometric estimate of the contracted extent: sqrt(|input| * |kernel| / |output|), exact for
   // a plain matrix product and its two gradients.
-  const double ratio = static_cast<double>(input.elements()) * static_cast<double>(kernel.elements()) /
+  const double ratio = static_cast<double>(input.elements()) *
+                       static_cast<double>(kernel.elements()) /
                        std::max<double>(1.0, static_cast<double>(node.elements()));
   return std::max(1.0, std::sqrt(ratio));
 }
@@ -87,7 +88,8 @@ double configurable_node_cost_ns(const Instruction& node, const Instruction* inp
                                  const LayoutCostParams& params) {
   const double out_padded = padded_elements(node.dims, output_layout);
   double bytes = out_padded * element_bytes(node.type);
-  if (input != nullptr) bytes += padded_elements(input->dims, input_layout) * element_bytes(input->type);
+  if (input != nullptr)
+    bytes += padded_elements(input->dims, input_layout) * element_bytes(input->type);
   if (kernel != nullptr) {
     bytes += padded_elements(kernel->dims, kernel_layout) * element_bytes(kernel->type);
   }
@@ -156,9 +158,10 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
       if (follower[v] && out_ref[v] >= 0) {
         int array_operands = 0;
         for (int32_t operand : inst.operands) array_operands += nodes[operand].dims == inst.dims;
-        followers_.push_back({{out_ref[v]}, static_cast<int32_t>(v),
-                              element_bytes(inst.type) * (1.0 + array_operands) /
-                                  params_.bandwidth_bytes_per_ns});
+        followers_.push_back(
+            {{out_ref[v]},
+             static_cast<int32_t>(v),
+             element_bytes(inst.type) * (1.0 + array_operands) / params_.bandwidth_bytes_per_ns});
       } else if (inst.type != element_type::kTuple) {
         double bytes = default_bytes(static_cast<int32_t>(v));
         for (int32_t operand : inst.operands) {
@@ -167,9 +170,9 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
         fixed_ns_ += bytes / params_.bandwidth_bytes_per_ns;
         if ((inst.opcode == opcode::kConvolution || inst.opcode == opcode::kDot) &&
             inst.operands.size() >= 2) {
-          fixed_ns_ += 2.0 * contraction_size(inst, nodes[inst.operands[0]], nodes[inst.operands[1]]) *
-                       padded_elements(inst.dims, kDefaultLayouts[inst.rank()]) /
-                       params_.flops_per_ns;
+          fixed_ns_ +=
+              2.0 * contraction_size(inst, nodes[inst.operands[0]], nodes[inst.operands[1]]) *
+              padded_elements(inst.dims, kDefaultLayouts[inst.rank()]) / params_.flops_per_ns;
         }
       }
     }
@@ -186,7 +189,9 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
       }
       const int32_t produced = out_ref[operand];
       if (produced == expected) continue;  // the same layout by construction
-      edges_.push_back({{produced}, {expected}, operand,
+      edges_.push_back({{produced},
+                        {expected},
+                        operand,
                         static_cast<double>(element_bytes(nodes[operand].type))});
     }
   }
@@ -201,7 +206,8 @@ double LayoutCostModel::runtime_ns(const int8_t* config) const {
   };
   double total = fixed_ns_;
   for (int64_t k = 0; k < nc; ++k) {
-    const Instruction* input = tensor_ranks_[3 * k + 1] > 0 ? &configurable_operands_[2 * k] : nullptr;
+    const Instruction* input =
+        tensor_ranks_[3 * k + 1] > 0 ? &configurable_operands_[2 * k] : nullptr;
     const Instruction* kernel =
         tensor_ranks_[3 * k + 2] > 0 ? &configurable_operands_[2 * k + 1] : nullptr;
     total += configurable_node_cost_ns(configurable_nodes_[k], input, kernel, layouts[3 * k],
@@ -217,10 +223,10 @@ double LayoutCostModel::runtime_ns(const int8_t* config) const {
     const int8_t* expected = layout_of(e.expected, dims.size());
     if (std::memcmp(produced, expected, dims.size()) == 0) continue;
     // A copy reads the array in one layout and writes it in the other.
-    total += params_.copy_overhead_ns + e.bytes_per_element *
-                                            (padded_elements(dims, produced) +
-                                             padded_elements(dims, expected)) /
-                                            params_.bandwidth_bytes_per_ns;
+    total += params_.copy_overhead_ns +
+             e.bytes_per_element *
+                 (padded_elements(dims, produced) + padded_elements(dims, expected)) /
+                 params_.bandwidth_bytes_per_ns;
   }
   return total;
 }

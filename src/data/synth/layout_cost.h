@@ -63,8 +63,8 @@ class LayoutCostModel {
     double bytes_per_element;
   };
 
-  std::vector<std::vector<int64_t>> dims_;  // per node
-  std::vector<Instruction> configurable_nodes_;  // copies of the configurable nodes
+  std::vector<std::vector<int64_t>> dims_;          // per node
+  std::vector<Instruction> configurable_nodes_;     // copies of the configurable nodes
   std::vector<Instruction> configurable_operands_;  // 2 per configurable node (may be empty)
   LayoutCostParams params_;
   double fixed_ns_ = 0;

@@ -38,8 +38,8 @@ int32_t normalize(ProgramBuilder& b, int32_t x, bool over_last) {
   mean = b.elementwise(opcode::kDivide, mean, b.splat_like(mean));
   int32_t centred = b.elementwise(opcode::kSubtract, x, b.broadcast(mean, dims, kept));
   int32_t variance = b.reduce(b.elementwise(opcode::kMultiply, centred, centred), reduced);
-  int32_t scale = b.elementwise(opcode::kRsqrt,
-                                b.elementwise(opcode::kAdd, variance, b.splat_like(variance)));
+  int32_t scale =
+      b.elementwise(opcode::kRsqrt, b.elementwise(opcode::kAdd, variance, b.splat_like(variance)));
   return b.elementwise(opcode::kMultiply, centred, b.broadcast(scale, dims, kept));
 }
 
@@ -172,11 +172,12 @@ void build_transformer(ProgramBuilder& b, Random& r, const BodyPlan& plan,
     s.ln2 = normalize(b, x, true);
     s.up = b.dot(s.ln2, s.w1, {batch, seq, hidden});
     // tanh-approximated GELU.
-    int32_t cube = b.elementwise(opcode::kMultiply, s.up, b.elementwise(opcode::kMultiply, s.up, s.up));
+    int32_t cube =
+        b.elementwise(opcode::kMultiply, s.up, b.elementwise(opcode::kMultiply, s.up, s.up));
     int32_t inner = b.elementwise(opcode::kAdd, s.up,
                                   b.elementwise(opcode::kMultiply, cube, b.splat_like(cube)));
-    int32_t gate = b.elementwise(opcode::kTanh,
-                                 b.elementwise(opcode::kMultiply, inner, b.splat_like(inner)));
+    int32_t gate =
+        b.elementwise(opcode::kTanh, b.elementwise(opcode::kMultiply, inner, b.splat_like(inner)));
     gate = b.elementwise(opcode::kAdd, gate, b.splat_like(gate));
     int32_t gelu = b.elementwise(opcode::kMultiply, s.up, gate);
     x = b.elementwise(opcode::kAdd, x, b.dot(gelu, s.w2, act));
@@ -188,8 +189,8 @@ void build_transformer(ProgramBuilder& b, Random& r, const BodyPlan& plan,
   int32_t logits = b.convert(b.dot(final_norm, head, {batch, seq, vocab}), element_type::kF32);
   const int32_t probabilities = softmax_last(b, logits);
   outputs->push_back(b.reduce(b.elementwise(opcode::kLog, probabilities), {0, 1, 2}));
-  int32_t g = b.convert(b.elementwise(opcode::kSubtract, probabilities, b.splat_like(probabilities)),
-                        type);
+  int32_t g =
+      b.convert(b.elementwise(opcode::kSubtract, probabilities, b.splat_like(probabilities)), type);
   outputs->push_back(sgd_update(b, head, b.dot(final_norm, g, {model, vocab})));
   g = b.dot(g, head, act);
   for (int64_t l = plan.layers - 1; l >= 0; --l) {
@@ -214,8 +215,8 @@ void build_transformer(ProgramBuilder& b, Random& r, const BodyPlan& plan,
     outputs->push_back(sgd_update(b, s.wq, b.dot(s.ln1, q_grad, {model, model})));
     outputs->push_back(sgd_update(b, s.wk, b.dot(s.ln1, k_grad, {model, model})));
     outputs->push_back(sgd_update(b, s.wv, b.dot(s.ln1, v_grad, {model, model})));
-    int32_t input_grad = b.elementwise(opcode::kAdd, b.dot(q_grad, s.wq, act),
-                                       b.dot(k_grad, s.wk, act));
+    int32_t input_grad =
+        b.elementwise(opcode::kAdd, b.dot(q_grad, s.wq, act), b.dot(k_grad, s.wk, act));
     input_grad = b.elementwise(opcode::kAdd, input_grad, b.dot(v_grad, s.wv, act));
     g = b.elementwise(opcode::kAdd, g, input_grad);
   }
@@ -223,14 +224,13 @@ void build_transformer(ProgramBuilder& b, Random& r, const BodyPlan& plan,
 }
 
 // Builds the whole program for a plan; the root tuple is added by the caller after padding.
-ProgramBuilder* build_body(ProgramBuilder& b, Random& r, ProgramFamily family,
-                           const BodyPlan& plan, std::vector<int32_t>* outputs) {
+void build_body(ProgramBuilder& b, Random& r, ProgramFamily family, const BodyPlan& plan,
+                std::vector<int32_t>* outputs) {
   if (family == ProgramFamily::Convolutional) {
     build_convolutional(b, r, plan, outputs);
   } else {
     build_transformer(b, r, plan, outputs);
   }
-  return &b;
 }
 
 int64_t body_size(uint64_t seed, ProgramFamily family, const BodyPlan& plan) {
@@ -258,8 +258,8 @@ LayoutProgram build_layout_program(uint64_t seed, ProgramFamily family, int64_t 
              "a layout program needs at least " + std::to_string(kMinLayoutProgramNodes) +
                  " nodes, got " + std::to_string(nodes));
   check_data(configurable_fraction > 0 && configurable_fraction <= 1, "synth",
-             "configurable_fraction", "must be in (0, 1], got " +
-                                          std::to_string(configurable_fraction));
+             "configurable_fraction",
+             "must be in (0, 1], got " + std::to_string(configurable_fraction));
   const uint64_t body_seed = derive_seed(seed, 1);
   // Measure the per-layer size without filler, then add filler elementwise work so that
   // configurable nodes make up about the requested share.
@@ -274,11 +274,11 @@ LayoutProgram build_layout_program(uint64_t seed, ProgramFamily family, int64_t 
   plan.layers = std::max<int64_t>(1, (nodes - 1 - base0) / std::max<int64_t>(1, with_filler));
   // Shapes drawn per layer change sizes a little: shrink until the body fits.
   while (plan.layers > 0 && body_size(body_seed, family, plan) > nodes - 1) --plan.layers;
-  check_data(body_size(body_seed, family, plan) <= nodes - 1, "synth", "nodes",
-             "too few nodes for one " +
-                 std::string(family == ProgramFamily::Convolutional ? "convolutional"
-                                                                    : "transformer") +
-                 " program: " + std::to_string(nodes));
+  check_data(
+      body_size(body_seed, family, plan) <= nodes - 1, "synth", "nodes",
+      "too few nodes for one " +
+          std::string(family == ProgramFamily::Convolutional ? "convolutional" : "transformer") +
+          " program: " + std::to_string(nodes));
   Random r(body_seed);
   ProgramBuilder b(r);
   std::vector<int32_t> outputs;
@@ -317,7 +317,8 @@ LayoutProgram build_layout_program(uint64_t seed, ProgramFamily family, int64_t 
       std::min<int64_t>(static_cast<int64_t>(shape_ops.size()),
                         std::max<int64_t>(wanted - static_cast<int64_t>(heavy.size()),
                                           static_cast<int64_t>(0.15 * wanted)));
-  const int64_t from_heavy = std::min<int64_t>(static_cast<int64_t>(heavy.size()), wanted - from_shape);
+  const int64_t from_heavy =
+      std::min<int64_t>(static_cast<int64_t>(heavy.size()), wanted - from_shape);
   result.configurable.assign(heavy.begin(), heavy.begin() + from_heavy);
   result.configurable.insert(result.configurable.end(), shape_ops.begin(),
                              shape_ops.begin() + from_shape);

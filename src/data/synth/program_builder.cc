@@ -229,8 +229,7 @@ int32_t ProgramBuilder::dot(int32_t a, int32_t b, std::vector<int64_t> dims) {
   return add(std::move(inst));
 }
 
-int32_t ProgramBuilder::fusion(std::vector<int32_t> operands, std::vector<int64_t> dims,
-                               int type) {
+int32_t ProgramBuilder::fusion(std::vector<int32_t> operands, std::vector<int64_t> dims, int type) {
   // The fused body: one parameter per operand, a short elementwise chain, a root.
   std::vector<Instruction> body;
   for (size_t i = 0; i < operands.size(); ++i) {
@@ -278,10 +277,10 @@ int32_t ProgramBuilder::tuple(std::vector<int32_t> elements) {
 }
 
 int32_t ProgramBuilder::elementwise_chain(int32_t x, int64_t length) {
-  static const std::vector<int> kBinary = {opcode::kMultiply, opcode::kAdd, opcode::kMultiply,
+  static const std::vector<int> kBinary = {opcode::kMultiply, opcode::kAdd,    opcode::kMultiply,
                                            opcode::kSubtract, opcode::kDivide, opcode::kMaximum};
   static const std::vector<int> kUnary = {opcode::kConvert, opcode::kExponential, opcode::kTanh,
-                                          opcode::kRsqrt, opcode::kNegate, opcode::kLog};
+                                          opcode::kRsqrt,   opcode::kNegate,      opcode::kLog};
   for (int64_t i = 0; i < length; ++i) {
     const double u = random_.uniform();
     if (u < 0.55) {

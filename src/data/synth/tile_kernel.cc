@@ -21,8 +21,7 @@ bool is_vector_op(int op) {
   return op == opcode::kAdd || op == opcode::kSubtract || op == opcode::kMultiply ||
          op == opcode::kDivide || op == opcode::kMaximum || op == opcode::kSelect ||
          op == opcode::kCompare || op == opcode::kConvert || op == opcode::kExponential ||
-         op == opcode::kTanh || op == opcode::kRsqrt || op == opcode::kNegate ||
-         op == opcode::kLog;
+         op == opcode::kTanh || op == opcode::kRsqrt || op == opcode::kNegate || op == opcode::kLog;
 }
 
 // Tile extents worth trying for a dim of size d: powers of two up to the dim (one past it,
@@ -130,7 +129,8 @@ TileConfig default_tile(const TileKernel& kernel) {
   TileConfig config;
   const size_t rank = kernel.output_dims.size();
   config.output_tile.assign(rank, 1);
-  if (rank >= 1) config.output_tile[rank - 1] = std::min<int64_t>(kernel.output_dims[rank - 1], 128);
+  if (rank >= 1)
+    config.output_tile[rank - 1] = std::min<int64_t>(kernel.output_dims[rank - 1], 128);
   if (rank >= 2) config.output_tile[rank - 2] = std::min<int64_t>(kernel.output_dims[rank - 2], 8);
   config.reduction_tile = std::min<int64_t>(kernel.reduction, 512);
   return config;
@@ -215,7 +215,8 @@ double tile_runtime_ns(const TileKernel& kernel, const TileConfig& config,
       in_tile = 2.0 * out_tile;
       break;
   }
-  compute_ns += tiles * out_tile * static_cast<double>(kernel.epilogue_ops) / params.vector_ops_per_ns;
+  compute_ns +=
+      tiles * out_tile * static_cast<double>(kernel.epilogue_ops) / params.vector_ops_per_ns;
   double bytes = tiles * (out_tile + steps * (in_tile + weight_tile)) * kernel.element_bytes;
   // Double-buffered input tiles and a float32 accumulator must fit in fast memory; beyond the
   // budget the excess spills and is moved again.

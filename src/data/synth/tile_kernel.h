@@ -30,10 +30,10 @@ struct TileConfig {
 
 struct TileCostParams {
   double bandwidth_bytes_per_ns = 1200.0;
-  double flops_per_ns = 200000.0;        // matrix unit
-  double vector_ops_per_ns = 8000.0;     // vector unit, elementwise work
-  double launch_ns = 2000.0;             // once per kernel
-  double step_overhead_ns = 40.0;        // per tile and reduction step (pipeline bubble)
+  double flops_per_ns = 200000.0;                // matrix unit
+  double vector_ops_per_ns = 8000.0;             // vector unit, elementwise work
+  double launch_ns = 2000.0;                     // once per kernel
+  double step_overhead_ns = 40.0;                // per tile and reduction step (pipeline bubble)
   double fast_memory_bytes = 4.0 * 1024 * 1024;  // double-buffered tiles must fit here
 };
 
