@@ -11,8 +11,6 @@ namespace {
 const int8_t kDefaultLayouts[7][6] = {
     {0}, {0}, {1, 0}, {2, 1, 0}, {3, 2, 1, 0}, {4, 3, 2, 1, 0}, {5, 4, 3, 2, 1, 0}};
 
-double round_up(double x, double multiple) { return std::ceil(x / multiple) * multiple; }
-
 bool is_elementwise(int op) {
   switch (op) {
     case opcode::kAdd:
@@ -64,22 +62,24 @@ double contraction_size(const Instruction& node, const Instruction& input,
   return std::max(1.0, std::sqrt(ratio));
 }
 
+// padded_elements on an inline shape.
+double padded_shape(const int64_t* dims, int rank, const int8_t* minor_to_major) {
+  if (rank == 0) return 1.0;
+  const int minor = minor_to_major[0];
+  const int64_t lanes = (dims[minor] + 127) / 128 * 128;
+  if (rank == 1) return static_cast<double>(lanes);
+  const int second = minor_to_major[1];
+  double result = static_cast<double>(lanes * ((dims[second] + 7) / 8 * 8));
+  for (int d = 0; d < rank; ++d) {
+    if (d != minor && d != second) result *= static_cast<double>(dims[d]);
+  }
+  return result;
+}
+
 }  // namespace
 
 double padded_elements(const std::vector<int64_t>& dims, const int8_t* minor_to_major) {
-  const size_t rank = dims.size();
-  if (rank == 0) return 1.0;
-  const int minor = minor_to_major[0];
-  double padded = round_up(static_cast<double>(dims[minor]), 128.0);
-  if (rank == 1) return padded;
-  const int second = minor_to_major[1];
-  padded *= round_up(static_cast<double>(dims[second]), 8.0);
-  for (size_t d = 0; d < rank; ++d) {
-    if (static_cast<int>(d) != minor && static_cast<int>(d) != second) {
-      padded *= static_cast<double>(dims[d]);
-    }
-  }
-  return padded;
+  return padded_shape(dims.data(), static_cast<int>(dims.size()), minor_to_major);
 }
 
 double configurable_node_cost_ns(const Instruction& node, const Instruction* input,
@@ -102,13 +102,18 @@ double configurable_node_cost_ns(const Instruction& node, const Instruction* inp
   return params.node_overhead_ns + compute_ns + bytes / params.bandwidth_bytes_per_ns;
 }
 
+LayoutCostModel::Shape LayoutCostModel::shape_of(const Instruction& inst) {
+  Shape shape;
+  shape.rank = static_cast<int>(std::min<int64_t>(inst.rank(), kMaxRank));
+  for (int d = 0; d < shape.rank; ++d) shape.dims[d] = inst.dims[d];
+  return shape;
+}
+
 LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
                                  const std::vector<int32_t>& configurable, LayoutCostParams params)
     : params_(params) {
   const int64_t n = static_cast<int64_t>(nodes.size());
   const int64_t nc = static_cast<int64_t>(configurable.size());
-  dims_.reserve(n);
-  for (const Instruction& inst : nodes) dims_.push_back(inst.dims);
   std::unordered_map<int32_t, int32_t> config_index;
   for (int64_t k = 0; k < nc; ++k) config_index[configurable[k]] = static_cast<int32_t>(k);
   auto is_array = [&](int32_t v) {
@@ -160,7 +165,7 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
         for (int32_t operand : inst.operands) array_operands += nodes[operand].dims == inst.dims;
         followers_.push_back(
             {{out_ref[v]},
-             static_cast<int32_t>(v),
+             shape_of(inst),
              element_bytes(inst.type) * (1.0 + array_operands) / params_.bandwidth_bytes_per_ns});
       } else if (inst.type != element_type::kTuple) {
         double bytes = default_bytes(static_cast<int32_t>(v));
@@ -191,7 +196,7 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
       if (produced == expected) continue;  // the same layout by construction
       edges_.push_back({{produced},
                         {expected},
-                        operand,
+                        shape_of(nodes[operand]),
                         static_cast<double>(element_bytes(nodes[operand].type))});
     }
   }
@@ -214,19 +219,19 @@ double LayoutCostModel::runtime_ns(const int8_t* config) const {
                                        layouts[3 * k + 1], layouts[3 * k + 2], params_);
   }
   for (const FollowerTerm& f : followers_) {
-    const auto& dims = dims_[f.node];
-    total += f.bytes_factor * padded_elements(dims, layout_of(f.layout, dims.size()));
+    const Shape& shape = f.shape;
+    total += f.bytes_factor * padded_shape(shape.dims, shape.rank, layout_of(f.layout, shape.rank));
   }
   for (const EdgeTerm& e : edges_) {
-    const auto& dims = dims_[e.operand];
-    const int8_t* produced = layout_of(e.produced, dims.size());
-    const int8_t* expected = layout_of(e.expected, dims.size());
-    if (std::memcmp(produced, expected, dims.size()) == 0) continue;
+    const Shape& shape = e.shape;
+    const int8_t* produced = layout_of(e.produced, shape.rank);
+    const int8_t* expected = layout_of(e.expected, shape.rank);
+    if (std::memcmp(produced, expected, shape.rank) == 0) continue;
     // A copy reads the array in one layout and writes it in the other.
-    total += params_.copy_overhead_ns +
-             e.bytes_per_element *
-                 (padded_elements(dims, produced) + padded_elements(dims, expected)) /
-                 params_.bandwidth_bytes_per_ns;
+    total += params_.copy_overhead_ns + e.bytes_per_element *
+                                            (padded_shape(shape.dims, shape.rank, produced) +
+                                             padded_shape(shape.dims, shape.rank, expected)) /
+                                            params_.bandwidth_bytes_per_ns;
   }
   return total;
 }

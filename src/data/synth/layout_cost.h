@@ -52,18 +52,23 @@ class LayoutCostModel {
   struct LayoutRef {
     int32_t slot = -1;  // k * 3 + t, or -1 for the default layout
   };
+  struct Shape {  // dims stored inline: evaluation walks millions of these
+    int64_t dims[kMaxRank] = {0, 0, 0, 0, 0, 0};
+    int rank = 0;
+  };
   struct FollowerTerm {  // an elementwise node that inherits a configurable node's layout
     LayoutRef layout;
-    int32_t node;
+    Shape shape;
     double bytes_factor;  // element bytes * (1 + array operands) / bandwidth
   };
   struct EdgeTerm {  // an operand whose layout may differ from what its consumer expects
     LayoutRef produced, expected;
-    int32_t operand;
+    Shape shape;
     double bytes_per_element;
   };
 
-  std::vector<std::vector<int64_t>> dims_;          // per node
+  static Shape shape_of(const Instruction& inst);
+
   std::vector<Instruction> configurable_nodes_;     // copies of the configurable nodes
   std::vector<Instruction> configurable_operands_;  // 2 per configurable node (may be empty)
   LayoutCostParams params_;
