@@ -121,6 +121,31 @@ TEST(SynthDataset, WritesTheNpzLayoutIndependentOfThreads) {
   EXPECT_EQ(read_file(one + "/synth_report.json"), read_file(three + "/synth_report.json"));
 }
 
+TEST(SynthDataset, FilesHoldWhatTheGeneratorMadeInMemory) {
+  const std::string root = temp_root("round_trip");
+  write_synthetic_dataset(tiny_options(root, 2));
+  const std::vector<CollectionPlan> plan = tiny_plan();
+  for (const PlannedFile& file : plan_files(plan, 5)) {
+    const CollectionPlan& collection = plan[file.collection];
+    const SynthGraph expected = generate_file(collection, file, 0.01);
+    const std::string dir =
+        collection.id.kind == ConfigKind::Tile ? "npz/tile/xla" : "npz/layout/xla/random";
+    const GraphRecord read = io::read_tpugraphs_npz(
+        root + "/" + dir + "/" + split_names()[file.split] + "/" + file.name + ".npz");
+    const Graph& g = expected.record.graph;
+    EXPECT_EQ(read.graph.opcodes, g.opcodes);
+    EXPECT_EQ(read.graph.node_features, g.node_features);
+    EXPECT_EQ(read.graph.edges, g.edges);
+    EXPECT_EQ(read.graph.node_splits, g.node_splits);
+    EXPECT_EQ(read.graph.configurable_nodes, g.configurable_nodes);
+    EXPECT_EQ(read.configs.layout, expected.record.configs.layout);
+    EXPECT_EQ(read.configs.tile, expected.record.configs.tile);
+    if (file.split != 2) {
+      EXPECT_EQ(read.configs.runtimes, expected.record.configs.runtimes);
+    }
+  }
+}
+
 TEST(SynthDataset, RefusesAnExistingDatasetUnlessOverwrite) {
   const std::string root = temp_root("again");
   SynthOptions options = tiny_options(root, 2);

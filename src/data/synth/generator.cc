@@ -210,6 +210,7 @@ SynthGraph synth_tile_kernel(const TileKernelOptions& options, uint64_t seed) {
   }
   out.noiseless = std::move(noiseless);
   out.record.graph = kernel.program.to_graph("");
+  out.record.graph.node_splits.clear();  // tile files in the release have no node_splits
   std::vector<double> noisy_ns(out.runtimes.runtime_ns.begin(), out.runtimes.runtime_ns.end());
   out.noise_ceiling = noise_ceiling(out.noiseless, noisy_ns, derive_seed(seed, kSampleStream));
   return out;
