@@ -61,7 +61,7 @@ struct Instruction {
 struct Program {
   std::vector<std::vector<Instruction>> computations;
 
-  // Global node id of instruction i of computation c once flattened.
+  // Instructions over all computations.
   int64_t num_nodes() const;
   // Flattens into a Graph: nodes in computation order, edges [consumer, operand] with duplicate
   // operands merged, plus an edge from each caller to the root of its callee, node_splits the
