@@ -12,5 +12,6 @@ void add_eval_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_submit_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_synth_command(CLI::App& app);
 
 }  // namespace graphcost::cli

@@ -227,8 +227,10 @@ void NpzWriter::commit() {
       zip_source_free(source);
       fail(key, "cannot add entry");
     }
-    if (zip_set_file_compression(archive, index, compress_ ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) !=
-        0) {
+    // DEFLATE level 1: about 10x faster than libzip's default level 9 on layout configurations,
+    // for files a few percent larger.
+    if (zip_set_file_compression(archive, index, compress_ ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
+                                 compress_ ? 1 : 0) != 0) {
       fail(key, "cannot set compression");
     }
   }
