@@ -77,9 +77,9 @@ std::vector<std::string> record_files_in(const fs::path& dir) {
   return files;
 }
 
-// The answers file of a test file written by `graphcost synth`: ROOT/answers/<relative path>.
+// The answers file of a test file written by `graphcost synth`: ROOT/answers/<path below npz/>.
 std::string answers_path(const fs::path& root, const fs::path& file) {
-  return (root / "answers" / fs::relative(file, root)).string();
+  return (root / "answers" / fs::relative(file, root / "npz")).string();
 }
 
 void attach_answers(GraphRecord& record, const std::string& answers_file) {

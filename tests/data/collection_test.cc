@@ -105,7 +105,7 @@ TEST_F(OpenCollection, EmptyOrMissingFoldersAndWrongKind) {
 
 TEST_F(OpenCollection, TestFilesTakeRuntimesFromAnswers) {
   fs::path test_dir = root_ / "npz/layout/xla/default/test";
-  fs::path answers_dir = root_ / "answers/npz/layout/xla/default/test";
+  fs::path answers_dir = root_ / "answers/layout/xla/default/test";
   fs::create_directories(test_dir);
   fs::create_directories(answers_dir);
   GraphRecord r = testing::small_layout_record();
