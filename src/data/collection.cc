@@ -11,6 +11,7 @@
 #include "data/prune.h"
 #include "data/validate.h"
 #include "io/kernel_tuner.h"
+#include "io/npz.h"
 #include "io/tpugraphs_npz.h"
 #include "io/tuning_records.h"
 
@@ -82,13 +83,24 @@ std::string answers_path(const fs::path& root, const fs::path& file) {
   return (root / "answers" / fs::relative(file, root / "npz")).string();
 }
 
+// An answers file holds config_runtime (and config_runtime_normalizers for tile) only.
 void attach_answers(GraphRecord& record, const std::string& answers_file) {
-  GraphRecord answers = io::read_tpugraphs_npz(answers_file);
-  check_data(answers.configs.runtimes.size() == static_cast<size_t>(record.configs.count),
-             answers_file, "config_runtime",
-             "answers hold " + std::to_string(answers.configs.runtimes.size()) +
-                 " runtimes for " + std::to_string(record.configs.count) + " configurations");
-  record.configs.runtimes = answers.configs.runtimes;
+  io::NpzReader answers(answers_file);
+  std::vector<double> runtimes = answers.read("config_runtime").to_vector<double>(answers_file + ": config_runtime");
+  check_data(runtimes.size() == static_cast<size_t>(record.configs.count), answers_file, "config_runtime",
+             "answers hold " + std::to_string(runtimes.size()) + " runtimes for " +
+                 std::to_string(record.configs.count) + " configurations");
+  if (answers.has("config_runtime_normalizers")) {
+    std::vector<double> normalizers = answers.read("config_runtime_normalizers")
+                                          .to_vector<double>(answers_file + ": config_runtime_normalizers");
+    check_data(normalizers.size() == runtimes.size(), answers_file, "config_runtime_normalizers",
+               "one normaliser per runtime expected");
+    for (size_t j = 0; j < runtimes.size(); ++j) {
+      check_data(normalizers[j] > 0, answers_file, "config_runtime_normalizers", "must be positive");
+      runtimes[j] /= normalizers[j];
+    }
+  }
+  record.configs.runtimes = std::move(runtimes);
 }
 
 struct Located {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "io/npz.h"
 #include "io/tpugraphs_npz.h"
 #include "test_records.h"
 
@@ -112,7 +113,9 @@ TEST_F(OpenCollection, TestFilesTakeRuntimesFromAnswers) {
   GraphRecord hidden = r;
   hidden.configs.runtimes.clear();
   write("t", hidden, test_dir);
-  write("t", r, answers_dir);
+  io::NpzWriter answers((answers_dir / "t.npz").string(), true);
+  answers.add("config_runtime", io::make_array<int64_t>({30, 20, 10}, {3}));
+  answers.commit();
   LoadOptions keep;
   keep.merge_duplicates = false;
   auto c = open_collection(root_.string(), id_, "test", keep);
