@@ -5,6 +5,6 @@
 
 namespace graphcost::cli {
 
-
+void add_pack_command(CLI::App& app);
 
 }  // namespace graphcost::cli
