@@ -1,11 +1,12 @@
 // graphcost pack ROOT --collection ID --split S --out FILE: one split of one collection as a
 // single memory-mappable pack (docs/pack-format.md).
+#include "io/pack.h"
+
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "core/progress.h"
 #include "data/collection.h"
-#include "io/pack.h"
 
 namespace graphcost::cli {
 
@@ -42,21 +43,25 @@ void run_pack(const PackOptions& o) {
   progress.finish();
   std::printf("wrote %s: %s %s, %lld graphs, %lld configurations, %.1f MB\n", o.out.c_str(),
               collection->id().str().c_str(), collection->split().c_str(),
-              static_cast<long long>(writer.graphs()), static_cast<long long>(writer.configurations()),
-              writer.bytes() / 1e6);
+              static_cast<long long>(writer.graphs()),
+              static_cast<long long>(writer.configurations()), writer.bytes() / 1e6);
 }
 
 }  // namespace
 
 void add_pack_command(CLI::App& app) {
   auto options = std::make_shared<PackOptions>();
-  CLI::App* cmd = app.add_subcommand("pack", "Write one split of a collection as a single memory-mapped pack");
-  cmd->add_option("root", options->root, "dataset root, collection folder or split folder of .npz files")
+  CLI::App* cmd =
+      app.add_subcommand("pack", "Write one split of a collection as a single memory-mapped pack");
+  cmd->add_option("root", options->root,
+                  "dataset root, collection folder or split folder of .npz files")
       ->required();
-  cmd->add_option("--collection", options->collection, "collection id, e.g. layout:xla:random")->required();
+  cmd->add_option("--collection", options->collection, "collection id, e.g. layout:xla:random")
+      ->required();
   cmd->add_option("--split", options->split, "split to pack")->capture_default_str();
   cmd->add_option("--out", options->out, "pack file to write")->required();
-  cmd->add_flag("--skip-invalid", options->skip_invalid, "warn and skip files that fail validation");
+  cmd->add_flag("--skip-invalid", options->skip_invalid,
+                "warn and skip files that fail validation");
   cmd->add_flag("--keep-duplicates", options->keep_duplicates,
                 "keep repeated configurations instead of merging them (minimum runtime)");
   cmd->add_option("--exclude", options->exclude, "graph names (file stems) to leave out");

@@ -24,7 +24,9 @@ bool checked_product(int64_t a, int64_t b, int64_t* out) {
 }
 }  // namespace
 
-uint64_t align_up(uint64_t offset) { return (offset + kPackAlignment - 1) / kPackAlignment * kPackAlignment; }
+uint64_t align_up(uint64_t offset) {
+  return (offset + kPackAlignment - 1) / kPackAlignment * kPackAlignment;
+}
 
 bool graph_section_layout(const PackDirectoryEntry& entry, int64_t node_feature_width,
                           GraphSectionLayout* layout) {

@@ -17,8 +17,8 @@ constexpr uint32_t kPackHasRuntimes = 1;  // directory entry flag
 struct PackHeader {
   char magic[8];
   uint32_t version;
-  uint32_t kind;  // 0 tile, 1 layout
-  char space[16];   // collection id parts, NUL-padded
+  uint32_t kind;   // 0 tile, 1 layout
+  char space[16];  // collection id parts, NUL-padded
   char search[16];
   char split[16];
   uint64_t file_bytes;

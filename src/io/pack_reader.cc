@@ -51,29 +51,34 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
   mapped_bytes_ = static_cast<uint64_t>(info.st_size);
   if (mapped_bytes_ < sizeof(PackHeader)) {
     ::close(fd);
-    throw Error(path, "", "truncated pack: " + std::to_string(mapped_bytes_) + " bytes, shorter than the " +
-                              std::to_string(sizeof(PackHeader)) + "-byte header");
+    throw Error(path, "",
+                "truncated pack: " + std::to_string(mapped_bytes_) + " bytes, shorter than the " +
+                    std::to_string(sizeof(PackHeader)) + "-byte header");
   }
   void* mapping = ::mmap(nullptr, mapped_bytes_, PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);  // the mapping keeps the file
-  if (mapping == MAP_FAILED) throw Error(path, "", std::string("cannot map pack: ") + std::strerror(errno));
+  if (mapping == MAP_FAILED)
+    throw Error(path, "", std::string("cannot map pack: ") + std::strerror(errno));
   mapped_ = static_cast<const uint8_t*>(mapping);
 
   // From here a failure must unmap; the destructor does not run for a throwing constructor.
   try {
     PackHeader header;
     std::memcpy(&header, mapped_, sizeof(header));
-    check_data(std::memcmp(header.magic, kPackMagic, 6) == 0, path, "", "not a pack file (no GCPACK magic)");
+    check_data(std::memcmp(header.magic, kPackMagic, 6) == 0, path, "",
+               "not a pack file (no GCPACK magic)");
     check_data(header.version == kPackVersion, path, "header",
                "format version " + std::to_string(header.version) + ", this build reads version " +
                    std::to_string(kPackVersion));
     const uint32_t header_crc = crc32_update(0, &header, offsetof(PackHeader, header_crc));
     check_data(header_crc == header.header_crc, path, "header",
-               "checksum mismatch (stored " + hex(header.header_crc) + ", computed " + hex(header_crc) + ")");
+               "checksum mismatch (stored " + hex(header.header_crc) + ", computed " +
+                   hex(header_crc) + ")");
     check_data(header.file_bytes == mapped_bytes_, path, "",
-               "truncated or extended pack: header says " + std::to_string(header.file_bytes) + " bytes, file has " +
-                   std::to_string(mapped_bytes_));
-    check_data(header.kind <= 1, path, "header", "unknown configuration kind " + std::to_string(header.kind));
+               "truncated or extended pack: header says " + std::to_string(header.file_bytes) +
+                   " bytes, file has " + std::to_string(mapped_bytes_));
+    check_data(header.kind <= 1, path, "header",
+               "unknown configuration kind " + std::to_string(header.kind));
     kind_ = header.kind == 0 ? data::ConfigKind::Tile : data::ConfigKind::Layout;
     id_.kind = kind_;
     check_data(read_field(header.space, sizeof(header.space), &id_.space) &&
@@ -82,18 +87,23 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
                path, "header", "malformed collection id or split");
     node_feature_width_ = header.node_feature_width;
     config_width_ = header.config_width;
-    check_data(node_feature_width_ >= 0 && config_width_ >= 0, path, "header", "negative feature width");
+    check_data(node_feature_width_ >= 0 && config_width_ >= 0, path, "header",
+               "negative feature width");
     check_data(header.graph_count > 0, path, "header", "no graphs");
-    const uint64_t entries_bytes = static_cast<uint64_t>(header.graph_count) * sizeof(PackDirectoryEntry);
-    check_data(header.graph_count <= static_cast<int64_t>(mapped_bytes_ / sizeof(PackDirectoryEntry)) &&
-                   within(header.directory_offset, header.directory_bytes, mapped_bytes_) &&
-                   header.directory_offset % kPackAlignment == 0 &&
-                   header.strings_offset == header.directory_offset + entries_bytes &&
-                   header.directory_bytes == entries_bytes + header.strings_bytes,
-               path, "directory", "offsets or sizes outside the file");
-    const uint32_t directory_crc = crc32_update(0, at(header.directory_offset), header.directory_bytes);
+    const uint64_t entries_bytes =
+        static_cast<uint64_t>(header.graph_count) * sizeof(PackDirectoryEntry);
+    check_data(
+        header.graph_count <= static_cast<int64_t>(mapped_bytes_ / sizeof(PackDirectoryEntry)) &&
+            within(header.directory_offset, header.directory_bytes, mapped_bytes_) &&
+            header.directory_offset % kPackAlignment == 0 &&
+            header.strings_offset == header.directory_offset + entries_bytes &&
+            header.directory_bytes == entries_bytes + header.strings_bytes,
+        path, "directory", "offsets or sizes outside the file");
+    const uint32_t directory_crc =
+        crc32_update(0, at(header.directory_offset), header.directory_bytes);
     check_data(directory_crc == header.directory_crc, path, "directory",
-               "checksum mismatch (stored " + hex(header.directory_crc) + ", computed " + hex(directory_crc) + ")");
+               "checksum mismatch (stored " + hex(header.directory_crc) + ", computed " +
+                   hex(directory_crc) + ")");
 
     entries_.resize(header.graph_count);
     std::memcpy(entries_.data(), at(header.directory_offset), entries_bytes);
@@ -111,15 +121,18 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
       sources_[g].assign(strings + e.source_offset, e.source_bytes);
       GraphSectionLayout section;
       ConfigBlockLayout block;
-      check_data(graph_section_layout(e, node_feature_width_, &section) && section.end == e.section_bytes &&
+      check_data(graph_section_layout(e, node_feature_width_, &section) &&
+                     section.end == e.section_bytes &&
                      within(e.section_offset, e.section_bytes, mapped_bytes_) &&
                      e.section_offset % kPackAlignment == 0,
                  path, key, "graph " + names_[g] + ": section offsets or sizes outside the file");
       check_data(e.config_nodes == (tile ? 0 : e.num_configurable) &&
-                     config_block_layout(e, tile, config_width_, &block) && block.end == e.configs_bytes &&
+                     config_block_layout(e, tile, config_width_, &block) &&
+                     block.end == e.configs_bytes &&
                      within(e.configs_offset, e.configs_bytes, mapped_bytes_) &&
                      e.configs_offset % kPackAlignment == 0,
-                 path, key, "graph " + names_[g] + ": configuration block outside the file or inconsistent");
+                 path, key,
+                 "graph " + names_[g] + ": configuration block outside the file or inconsistent");
     }
     graphs_ = std::make_unique<LazyGraph[]>(entries_.size());
   } catch (...) {
@@ -144,7 +157,8 @@ void PackCollection::load_graph(int64_t g, data::Graph* graph) const {
   const std::string key = "graph " + names_[g];
   const uint32_t crc = crc32_update(0, at(e.section_offset), e.section_bytes);
   check_data(crc == e.section_crc, path_, key,
-             "graph section checksum mismatch (stored " + hex(e.section_crc) + ", computed " + hex(crc) + ")");
+             "graph section checksum mismatch (stored " + hex(e.section_crc) + ", computed " +
+                 hex(crc) + ")");
   GraphSectionLayout layout;
   graph_section_layout(e, node_feature_width_, &layout);  // checked on open
   const uint8_t* base = at(e.section_offset);
@@ -159,7 +173,8 @@ void PackCollection::load_graph(int64_t g, data::Graph* graph) const {
   copy_array(&out.configurable_nodes, base, layout.configurable, e.num_configurable);
   // A checksum only proves the bytes are what the writer wrote; indices must still be in range
   // before they index the adjacency arrays.
-  for (int32_t v : out.edges) check_data(v >= 0 && v < e.num_nodes, path_, key, "edge endpoint out of range");
+  for (int32_t v : out.edges)
+    check_data(v >= 0 && v < e.num_nodes, path_, key, "edge endpoint out of range");
   for (int32_t v : out.configurable_nodes) {
     check_data(v >= 0 && v < e.num_nodes, path_, key, "configurable node id out of range");
   }
@@ -183,7 +198,8 @@ data::ConfigView PackCollection::configs(int64_t g) const {
   } else {
     view.layout = reinterpret_cast<const int8_t*>(base + layout.values);
   }
-  if (e.flags & kPackHasRuntimes) view.runtimes = reinterpret_cast<const double*>(base + layout.runtimes);
+  if (e.flags & kPackHasRuntimes)
+    view.runtimes = reinterpret_cast<const double*>(base + layout.runtimes);
   return view;
 }
 
@@ -198,10 +214,12 @@ void PackCollection::verify(int64_t g) const {
   const std::string key = "graph " + names_[g];
   uint32_t crc = crc32_update(0, at(e.section_offset), e.section_bytes);
   check_data(crc == e.section_crc, path_, key,
-             "graph section checksum mismatch (stored " + hex(e.section_crc) + ", computed " + hex(crc) + ")");
+             "graph section checksum mismatch (stored " + hex(e.section_crc) + ", computed " +
+                 hex(crc) + ")");
   crc = crc32_update(0, at(e.configs_offset), e.configs_bytes);
   check_data(crc == e.configs_crc, path_, key,
-             "configuration block checksum mismatch (stored " + hex(e.configs_crc) + ", computed " + hex(crc) + ")");
+             "configuration block checksum mismatch (stored " + hex(e.configs_crc) + ", computed " +
+                 hex(crc) + ")");
 }
 
 void PackCollection::verify() const {

@@ -13,15 +13,16 @@ namespace {
 void copy_name(char* field, size_t field_bytes, const std::string& text, const std::string& path,
                const std::string& what) {
   check_data(text.size() < field_bytes && text.find('\0') == std::string::npos, path, what,
-             "'" + text + "' does not fit the pack header (at most " + std::to_string(field_bytes - 1) +
-                 " characters)");
+             "'" + text + "' does not fit the pack header (at most " +
+                 std::to_string(field_bytes - 1) + " characters)");
   std::memset(field, 0, field_bytes);
   std::memcpy(field, text.data(), text.size());
 }
 }  // namespace
 
-PackWriter::PackWriter(const std::string& path, const data::CollectionId& id, const std::string& split,
-                       data::ConfigKind kind, int64_t node_feature_width, int64_t config_width)
+PackWriter::PackWriter(const std::string& path, const data::CollectionId& id,
+                       const std::string& split, data::ConfigKind kind, int64_t node_feature_width,
+                       int64_t config_width)
     : path_(path),
       temp_path_(path + ".tmp." + std::to_string(::getpid())),
       id_(id),
@@ -61,11 +62,15 @@ void PackWriter::pad_to_alignment(uint32_t* crc) {
   write_bytes(zeros, align_up(offset_) - offset_, crc);
 }
 
-void PackWriter::add(const data::GraphRecord& record) { add(record.graph, record.configs.view(), record.source); }
+void PackWriter::add(const data::GraphRecord& record) {
+  add(record.graph, record.configs.view(), record.source);
+}
 
-void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
+void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs,
+                     const std::string& source) {
   check_data(!committed_ && file_, path_, "", "add() after commit()");
-  const std::string where = path_ + ": graph " + graph.name + (source.empty() ? "" : " (" + source + ")");
+  const std::string where =
+      path_ + ": graph " + graph.name + (source.empty() ? "" : " (" + source + ")");
   const bool tile = kind_ == data::ConfigKind::Tile;
   const int64_t n = graph.num_nodes;
   const int64_t nc = static_cast<int64_t>(graph.configurable_nodes.size());
@@ -78,17 +83,20 @@ void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs, 
              "node_features", "size differs from num_nodes * width");
   check_data(graph.edges.size() % 2 == 0, where, "edges", "odd number of endpoints");
   check_data(configs.kind == kind_, where, "configs",
-             "kind " + data::config_kind_name(configs.kind) + " in a " + data::config_kind_name(kind_) + " pack");
+             "kind " + data::config_kind_name(configs.kind) + " in a " +
+                 data::config_kind_name(kind_) + " pack");
   check_data(configs.width == config_width_, where, "configs",
-             "width " + std::to_string(configs.width) + " differs from the pack's " + std::to_string(config_width_));
+             "width " + std::to_string(configs.width) + " differs from the pack's " +
+                 std::to_string(config_width_));
   check_data(configs.count >= 0, where, "configs", "negative count");
   check_data(tile || configs.nodes == nc, where, "configs",
-             "configurable node count " + std::to_string(configs.nodes) + " differs from node_config_ids (" +
-                 std::to_string(nc) + ")");
+             "configurable node count " + std::to_string(configs.nodes) +
+                 " differs from node_config_ids (" + std::to_string(nc) + ")");
   const int64_t values = configs.count * (tile ? config_width_ : nc * config_width_);
-  check_data(values == 0 || (tile ? configs.tile != nullptr : configs.layout != nullptr), where, "configs",
-             "missing configuration values");
-  check_data(graph.name.size() < (1u << 31) && source.size() < (1u << 31), path_, "", "name too long");
+  check_data(values == 0 || (tile ? configs.tile != nullptr : configs.layout != nullptr), where,
+             "configs", "missing configuration values");
+  check_data(graph.name.size() < (1u << 31) && source.size() < (1u << 31), path_, "",
+             "name too long");
 
   PackDirectoryEntry entry{};
   entry.num_nodes = n;
@@ -136,8 +144,10 @@ void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs, 
   // The reader recomputes these from the counts; the two must agree.
   GraphSectionLayout section;
   ConfigBlockLayout block;
-  assert(graph_section_layout(entry, node_feature_width_, &section) && section.end == entry.section_bytes);
-  assert(config_block_layout(entry, tile, config_width_, &block) && block.end == entry.configs_bytes);
+  assert(graph_section_layout(entry, node_feature_width_, &section) &&
+         section.end == entry.section_bytes);
+  assert(config_block_layout(entry, tile, config_width_, &block) &&
+         block.end == entry.configs_bytes);
   (void)section;
   (void)block;
   entries_.push_back(entry);
@@ -185,8 +195,8 @@ void PackWriter::commit() {
 void write_pack(const std::string& path, const data::Collection& collection) {
   check_data(collection.size() > 0, path, "", "empty collection: a pack needs at least one graph");
   const data::ConfigView first = collection.configs(0);
-  PackWriter writer(path, collection.id(), collection.split(), first.kind, collection.graph(0).feature_width,
-                    first.width);
+  PackWriter writer(path, collection.id(), collection.split(), first.kind,
+                    collection.graph(0).feature_width, first.width);
   for (int64_t g = 0; g < collection.size(); ++g) {
     writer.add(collection.graph(g), collection.configs(g), collection.source(g));
   }

@@ -15,7 +15,8 @@ namespace graphcost::cli {
 namespace {
 
 std::string temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("graphcost_pack_cli_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("graphcost_pack_cli_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir.string();
 }
@@ -27,7 +28,8 @@ int run(const std::string& arguments) {
 }
 
 TEST(PackCommand, PacksTheAlexNetLayoutFile) {
-  const std::string npz = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
+  const std::string npz =
+      std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
   if (!std::filesystem::exists(npz)) GTEST_SKIP() << "shared data absent: " << npz;
   const std::string out = temp_dir() + "/alexnet.gcpack";
   ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + out +
@@ -55,13 +57,15 @@ TEST(PackCommand, PacksTheAlexNetLayoutFile) {
   EXPECT_NEAR(*lo, 79.5e6, 0.1e6);
   EXPECT_NEAR(*hi, 428.8e6, 0.1e6);
   // Layout values in the release are small integers in [-1, 5].
-  const auto [min_value, max_value] = std::minmax_element(v.layout, v.layout + v.count * v.nodes * v.width);
+  const auto [min_value, max_value] =
+      std::minmax_element(v.layout, v.layout + v.count * v.nodes * v.width);
   EXPECT_GE(*min_value, -1);
   EXPECT_LE(*max_value, 5);
 
   // Merging duplicates (the default) keeps the distinct configurations only.
   const std::string merged = temp_dir() + "/alexnet_merged.gcpack";
-  ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + merged), 0);
+  ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + merged),
+            0);
   EXPECT_EQ(io::PackCollection(merged).configs(0).count, 29905);
 }
 

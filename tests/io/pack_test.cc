@@ -16,14 +16,15 @@ namespace graphcost::io {
 namespace {
 
 std::string temp_dir() {
-  auto dir = std::filesystem::temp_directory_path() / ("graphcost_pack_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("graphcost_pack_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir.string();
 }
 
 // A random DAG-like graph with its configurations; layout when nodes_per_config > 0.
-data::GraphRecord make_record(std::mt19937& rng, const std::string& name, data::ConfigKind kind, int64_t nodes,
-                              int64_t configs, bool runtimes) {
+data::GraphRecord make_record(std::mt19937& rng, const std::string& name, data::ConfigKind kind,
+                              int64_t nodes, int64_t configs, bool runtimes) {
   const int64_t feature_width = 5, config_width = kind == data::ConfigKind::Tile ? 7 : 3;
   data::GraphRecord r;
   r.source = "/data/" + name + ".npz";
@@ -50,7 +51,8 @@ data::GraphRecord make_record(std::mt19937& rng, const std::string& name, data::
   if (kind == data::ConfigKind::Layout) {
     for (int64_t v = 0; v < nodes; v += 3) g.configurable_nodes.push_back(static_cast<int32_t>(v));
     t.nodes = static_cast<int64_t>(g.configurable_nodes.size());
-    for (int64_t i = 0; i < configs * t.nodes * config_width; ++i) t.layout.push_back(static_cast<int8_t>(rng() % 7) - 1);
+    for (int64_t i = 0; i < configs * t.nodes * config_width; ++i)
+      t.layout.push_back(static_cast<int8_t>(rng() % 7) - 1);
   } else {
     for (int64_t i = 0; i < configs * config_width; ++i) t.tile.push_back(real(rng));
   }
@@ -75,7 +77,8 @@ data::CollectionId tile_id() { return {data::ConfigKind::Tile, "xla", ""}; }
 
 std::string write_records(const std::string& path, const data::CollectionId& id,
                           const std::vector<data::GraphRecord>& records) {
-  PackWriter writer(path, id, "valid", id.kind, records[0].graph.feature_width, records[0].configs.width);
+  PackWriter writer(path, id, "valid", id.kind, records[0].graph.feature_width,
+                    records[0].configs.width);
   for (const auto& r : records) writer.add(r);
   writer.commit();
   EXPECT_EQ(writer.bytes(), std::filesystem::file_size(path));
@@ -186,7 +189,8 @@ TEST(Pack, GraphIsMaterialisedOnceAcrossThreads) {
   PackCollection pack(path);
   std::vector<const data::Graph*> seen(8);
   std::vector<std::thread> threads;
-  for (size_t i = 0; i < seen.size(); ++i) threads.emplace_back([&, i] { seen[i] = &pack.graph(2); });
+  for (size_t i = 0; i < seen.size(); ++i)
+    threads.emplace_back([&, i] { seen[i] = &pack.graph(2); });
   for (auto& t : threads) t.join();
   for (const auto* g : seen) EXPECT_EQ(g, seen[0]);
   EXPECT_EQ(seen[0]->opcodes, records[2].graph.opcodes);
@@ -200,7 +204,8 @@ void write_plain(const std::string& path, const std::string& content) {
 }
 
 // Writes content to path and expects opening it to fail with an Error naming path.
-void expect_open_error(const std::string& path, const std::string& content, const std::string& fragment) {
+void expect_open_error(const std::string& path, const std::string& content,
+                       const std::string& fragment) {
   write_plain(path, content);
   try {
     PackCollection pack(path);
@@ -213,7 +218,8 @@ void expect_open_error(const std::string& path, const std::string& content, cons
 
 TEST(Pack, TruncatedFileIsAnErrorAtEveryLength) {
   const auto records = make_records(data::ConfigKind::Layout);
-  const std::string bytes = read_file(write_records(temp_dir() + "/whole.gcpack", layout_id(), records));
+  const std::string bytes =
+      read_file(write_records(temp_dir() + "/whole.gcpack", layout_id(), records));
   const std::string cut = temp_dir() + "/cut.gcpack";
   expect_open_error(cut, "", "truncated pack");
   expect_open_error(cut, bytes.substr(0, 10), "truncated pack");
@@ -236,7 +242,8 @@ TEST(Pack, AnyFlippedByteInHeaderOrDirectoryIsAnError) {
     copy[at] ^= 0x10;
     expect_open_error(bad, copy, "");
   }
-  for (uint64_t at = header.directory_offset; at < header.directory_offset + header.directory_bytes; at += 3) {
+  for (uint64_t at = header.directory_offset; at < header.directory_offset + header.directory_bytes;
+       at += 3) {
     std::string copy = bytes;
     copy[at] ^= 0x01;
     expect_open_error(bad, copy, "directory");
@@ -261,8 +268,9 @@ TEST(Pack, FlippedConfigByteIsFoundByVerifyOnly) {
   const std::string path = write_records(temp_dir() + "/cfg.gcpack", layout_id(), records);
   std::string bytes = read_file(path);
   PackDirectoryEntry entry;
-  std::memcpy(&entry, bytes.data() + reinterpret_cast<const PackHeader*>(bytes.data())->directory_offset +
-                          sizeof(PackDirectoryEntry),
+  std::memcpy(&entry,
+              bytes.data() + reinterpret_cast<const PackHeader*>(bytes.data())->directory_offset +
+                  sizeof(PackDirectoryEntry),
               sizeof(entry));
   bytes[entry.configs_offset + entry.configs_bytes - 1] ^= 0x04;
   const std::string bad = temp_dir() + "/cfgbad.gcpack";
@@ -276,7 +284,9 @@ TEST(Pack, FlippedConfigByteIsFoundByVerifyOnly) {
     pack.verify();
     ADD_FAILURE() << "verify() missed a corrupted configuration block";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(bad + ": graph beta: configuration block checksum mismatch", 0), 0u)
+    EXPECT_EQ(
+        std::string(e.what()).rfind(bad + ": graph beta: configuration block checksum mismatch", 0),
+        0u)
         << e.what();
   }
   EXPECT_THROW(verify_pack(bad), Error);
@@ -287,7 +297,8 @@ TEST(Pack, FlippedGraphByteIsFoundWhenTheGraphLoads) {
   const std::string path = write_records(temp_dir() + "/sec.gcpack", layout_id(), records);
   std::string bytes = read_file(path);
   PackDirectoryEntry entry;
-  std::memcpy(&entry, bytes.data() + reinterpret_cast<const PackHeader*>(bytes.data())->directory_offset,
+  std::memcpy(&entry,
+              bytes.data() + reinterpret_cast<const PackHeader*>(bytes.data())->directory_offset,
               sizeof(entry));
   bytes[entry.section_offset + 3] ^= 0x40;
   const std::string bad = temp_dir() + "/secbad.gcpack";
@@ -299,7 +310,8 @@ TEST(Pack, FlippedGraphByteIsFoundWhenTheGraphLoads) {
       pack.graph(0);
       ADD_FAILURE() << "loaded a corrupted graph section";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("graph alpha: graph section checksum mismatch"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("graph alpha: graph section checksum mismatch"),
+                std::string::npos)
           << e.what();
     }
   }
@@ -325,7 +337,8 @@ TEST(Pack, EmptyCollectionIsAnErrorAndLeavesNoFile) {
 
 TEST(Pack, RecordThatDisagreesWithThePackIsAnError) {
   auto records = make_records(data::ConfigKind::Layout);
-  PackWriter writer(temp_dir() + "/mismatch.gcpack", layout_id(), "train", data::ConfigKind::Layout, 5, 3);
+  PackWriter writer(temp_dir() + "/mismatch.gcpack", layout_id(), "train", data::ConfigKind::Layout,
+                    5, 3);
   records[0].graph.feature_width = 6;
   EXPECT_THROW(writer.add(records[0]), Error);
   records[1].configs.nodes += 1;
