@@ -97,6 +97,7 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
             within(header.directory_offset, header.directory_bytes, mapped_bytes_) &&
             header.directory_offset % kPackAlignment == 0 &&
             header.strings_offset == header.directory_offset + entries_bytes &&
+            header.strings_bytes <= header.directory_bytes &&
             header.directory_bytes == entries_bytes + header.strings_bytes,
         path, "directory", "offsets or sizes outside the file");
     const uint32_t directory_crc =

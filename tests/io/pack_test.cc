@@ -250,6 +250,60 @@ TEST(Pack, AnyFlippedByteInHeaderOrDirectoryIsAnError) {
   }
 }
 
+// Re-seals a modified header and directory with fresh checksums, as a crafted file would.
+std::string reseal(std::string bytes) {
+  PackHeader header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  if (header.directory_offset < bytes.size() &&
+      header.directory_bytes <= bytes.size() - header.directory_offset) {
+    header.directory_crc =
+        crc32_update(0, bytes.data() + header.directory_offset, header.directory_bytes);
+  }
+  header.header_crc = crc32_update(0, &header, offsetof(PackHeader, header_crc));
+  std::memcpy(&bytes[0], &header, sizeof(header));
+  return bytes;
+}
+
+TEST(Pack, SizesAreBoundsCheckedEvenWithValidChecksums) {
+  const auto records = make_records(data::ConfigKind::Layout);
+  const std::string path = write_records(temp_dir() + "/crafted.gcpack", layout_id(), records);
+  const std::string bytes = read_file(path);
+  PackHeader header;
+  std::memcpy(&header, bytes.data(), sizeof(header));
+  const std::string bad = temp_dir() + "/crafted_bad.gcpack";
+  auto entry_field = [&](std::string copy, size_t graph, size_t field_offset, int64_t value) {
+    std::memcpy(&copy[header.directory_offset + graph * sizeof(PackDirectoryEntry) + field_offset],
+                &value, sizeof(value));
+    return reseal(copy);
+  };
+  // More configurations than the block holds; a block running past the end of the file.
+  expect_open_error(bad, entry_field(bytes, 1, offsetof(PackDirectoryEntry, config_count), 18),
+                    "graph beta: configuration block");
+  expect_open_error(bad,
+                    entry_field(bytes, 2, offsetof(PackDirectoryEntry, configs_offset),
+                                static_cast<int64_t>(bytes.size())),
+                    "graph gamma: configuration block");
+  // Counts whose sizes overflow 64 bits.
+  expect_open_error(bad,
+                    entry_field(bytes, 0, offsetof(PackDirectoryEntry, num_nodes), INT64_MAX / 2),
+                    "graph alpha: section");
+  expect_open_error(bad, entry_field(bytes, 0, offsetof(PackDirectoryEntry, num_edges), -1),
+                    "graph alpha: section");
+  // Names pointing outside the string table.
+  expect_open_error(bad, entry_field(bytes, 0, offsetof(PackDirectoryEntry, name_offset), 1 << 20),
+                    "name outside the string table");
+  // A header claiming more graphs or a larger string table than the file holds.
+  PackHeader big = header;
+  big.graph_count = 1 << 30;
+  std::string copy = bytes;
+  std::memcpy(&copy[0], &big, sizeof(big));
+  expect_open_error(bad, reseal(copy), "directory");
+  big = header;
+  big.strings_bytes = UINT64_MAX - 100;
+  std::memcpy(&copy[0], &big, sizeof(big));
+  expect_open_error(bad, reseal(copy), "directory");
+}
+
 TEST(Pack, WrongMagicIsAnError) {
   const auto records = make_records(data::ConfigKind::Tile);
   const std::string path = write_records(temp_dir() + "/magic.gcpack", tile_id(), records);
