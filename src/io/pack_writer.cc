@@ -51,7 +51,11 @@ PackWriter::~PackWriter() {
 void PackWriter::write_bytes(const void* data, uint64_t bytes, uint32_t* crc) {
   if (bytes == 0) return;
   if (std::fwrite(data, 1, bytes, file_) != bytes) {
-    throw Error(path_, "", std::string("write failed: ") + std::strerror(errno));
+    // The file position no longer matches offset_: close it so the writer cannot go on.
+    const std::string reason = std::strerror(errno);
+    std::fclose(file_);
+    file_ = nullptr;
+    throw Error(path_, "", "write failed: " + reason);
   }
   if (crc) *crc = crc32_update(*crc, data, bytes);
   offset_ += bytes;
@@ -68,7 +72,8 @@ void PackWriter::add(const data::GraphRecord& record) {
 
 void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs,
                      const std::string& source) {
-  check_data(!committed_ && file_, path_, "", "add() after commit()");
+  check_data(!committed_ && file_, path_, "",
+             "writer is closed (after commit() or a failed write)");
   const std::string where =
       path_ + ": graph " + graph.name + (source.empty() ? "" : " (" + source + ")");
   const bool tile = kind_ == data::ConfigKind::Tile;
@@ -155,7 +160,8 @@ void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs,
 }
 
 void PackWriter::commit() {
-  check_data(!committed_ && file_, path_, "", "commit() called twice");
+  check_data(!committed_ && file_, path_, "",
+             "writer is closed (after commit() or a failed write)");
   check_data(!entries_.empty(), path_, "", "empty collection: a pack needs at least one graph");
   PackHeader header{};
   std::memcpy(header.magic, kPackMagic, sizeof(kPackMagic));
