@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "data/collection.h"
 #include "data/dedup.h"
+#include "io/pack.h"
 #include "data/prune.h"
 
 namespace graphcost::cli {
@@ -96,7 +97,12 @@ void run_inspect(const InspectOptions& o) {
   nlohmann::json out = nlohmann::json::array();
   fs::path p(o.path);
   const std::vector<std::string> splits = {"train", "valid", "test"};
-  if (fs::is_directory(p / "npz")) {
+  if (io::is_pack_file(o.path)) {
+    io::verify_pack(o.path);  // every checksum, configuration blocks included
+    load.kind_from_data = true;
+    out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.prune_hops));
+    out.back()["checksums"] = "ok";
+  } else if (fs::is_directory(p / "npz")) {
     // A dataset root: every collection and split present.
     for (const data::CollectionId& id : data::CollectionId::all()) {
       if (!o.collection.empty() && id.str() != o.collection) continue;

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "graphcost 0.1.0");
   graphcost::cli::add_synth_command(app);
   graphcost::cli::add_inspect_command(app);
+  graphcost::cli::add_pack_command(app);
   graphcost::cli::add_split_command(app);
   graphcost::cli::add_ingest_command(app);
   try {

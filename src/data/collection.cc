@@ -12,6 +12,7 @@
 #include "data/validate.h"
 #include "io/kernel_tuner.h"
 #include "io/npz.h"
+#include "io/pack.h"
 #include "io/tpugraphs_npz.h"
 #include "io/tuning_records.h"
 
@@ -243,6 +244,15 @@ Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
 
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options) {
+  if (io::is_pack_file(path)) {
+    // A pack was validated and merged when it was written; its id and split are its own.
+    auto pack = std::make_unique<io::PackCollection>(path);
+    if (!options.kind_from_data && pack->id().kind != id.kind) {
+      throw Error(path, "", "pack holds " + pack->id().str() + ", but collection " + id.str() + " was asked");
+    }
+    if (options.prune_hops >= 0) throw Error(path, "", "pruning applies to npz sources, not to packs");
+    return pack;
+  }
   Loaded loaded = is_kernel_tuner_source(path, split) ? load_kernel_tuner(path, options)
                                                       : load_npz(path, id, split, options);
   std::vector<GraphRecord> kept;
