@@ -129,6 +129,58 @@ torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
   return h;
 }
 
+torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& g,
+                                             const torch::Tensor& independent,
+                                             const torch::Tensor& configs, torch::Tensor& shared) {
+  // The layer is linear before its activation, and mean aggregation commutes with a linear map,
+  // so its input splits into a configuration-independent part (computed once, [n, H]) and the
+  // configuration part, which is non-zero only at the configurable nodes: projected there
+  // ([nc, S, H] per weight block), then aggregated.
+  const int64_t s = configs.size(0), a0 = plan.reach[0], rows = plan.reach[1], inputs = plan.reach[2];
+  const int64_t c1 = independent.size(1), cc = configs.size(-1), c0 = c1 + cc;
+  torch::nn::Linear& layer = layers_[0];
+  const int64_t h = layer->weight.size(0);
+  const torch::Tensor shared_in = shared.contiguous();
+  const torch::Tensor shared_pre = layer->forward(torch::cat(
+      {shared_in,
+       mean_aggregate(shared_in, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
+       mean_aggregate(shared_in, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices)},
+      -1));
+  const torch::Tensor& w = layer->weight;
+  const torch::Tensor w_config =
+      torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
+  const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
+  const torch::Tensor projected = torch::matmul(config_rows, w_config.t());  // [a0, S, 3H]
+  auto padded = [&](const torch::Tensor& part, int64_t total) {
+    return total > a0 ? torch::cat({part, torch::zeros({total - a0, s, part.size(-1)})}, 0)
+                      : part.contiguous();
+  };
+  const ReachLayerCsr& csr = plan.layers[0];
+  const torch::Tensor to_operands = padded(projected.narrow(-1, h, h), inputs);
+  const torch::Tensor to_users = padded(projected.narrow(-1, 2 * h, h), inputs);
+  const torch::Tensor reached_nodes = plan.order.narrow(0, 0, rows);
+  torch::Tensor reached =
+      activate(shared_pre.index_select(0, reached_nodes).unsqueeze(1) +
+               padded(projected.narrow(-1, 0, h), rows) +
+               mean_aggregate(to_operands, csr.operand_offsets, csr.operand_indices,
+                              csr.operand_reverse_offsets, csr.operand_reverse_indices) +
+               mean_aggregate(to_users, csr.user_offsets, csr.user_indices,
+                              csr.user_reverse_offsets, csr.user_reverse_indices));
+  torch::Tensor shared_out = activate(shared_pre);
+  if (h == c0) {
+    shared_out = shared_out + shared_in;
+    reached = reached + torch::cat({independent.index_select(0, reached_nodes).unsqueeze(1).expand({rows, s, c1}),
+                                    padded(config_rows, rows)},
+                                   -1);
+  }
+  if (options_.dropout > 0) {
+    shared_out = torch::dropout(shared_out, options_.dropout, is_training());
+    reached = torch::dropout(reached, options_.dropout, is_training());
+  }
+  shared = shared_out;
+  return reached;
+}
+
 torch::Tensor RankerImpl::forward(const Slate& slate) {
   const GraphTensors& g = check_slate(slate);
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
@@ -136,6 +188,16 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
   // Keeps the result attached to the parameters even for an empty graph.
   const torch::Tensor zero = head_->bias.sum() * 0;
   if (s == 0 || n == 0) return torch::zeros({s}) + zero;
+  // Without gradients nothing is kept for a backward, so big slates go in chunks to bound memory.
+  if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
+    std::vector<torch::Tensor> parts;
+    for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
+      Slate part = slate;
+      part.config_features = slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
+      parts.push_back(forward(part));
+    }
+    return torch::cat(parts);
+  }
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
   const ConfigReachPlan plan = plan_config_reach(g, num_layers, tile);
   const torch::Tensor independent = node_state(g);
@@ -144,22 +206,19 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
 
   // "reached": labels [0, reach[l]) whose state depends on the configuration, one row per
   // configuration; "shared": every node's state when no configuration reaches it, one row.
-  const int64_t a0 = plan.reach[0];
-  torch::Tensor reached;
+  torch::Tensor reached, shared;
+  int64_t first_generic_layer = 1;
   if (tile) {
     reached = torch::cat({independent.index_select(0, plan.order).unsqueeze(1).expand({n, s, c1}),
                           configs.unsqueeze(0).expand({n, s, cc})},
                          -1);
   } else {
-    reached = torch::cat(
-        {independent.index_select(0, plan.order.narrow(0, 0, a0)).unsqueeze(1).expand({a0, s, c1}),
-         configs.index_select(1, plan.config_position).transpose(0, 1)},
-        -1);
+    shared = torch::cat({independent, torch::zeros({n, cc})}, -1);
+    reached = first_layout_layer(plan, g, independent, configs, shared);
+    first_generic_layer = 2;
   }
-  torch::Tensor shared;
-  if (a0 < n) shared = torch::cat({independent, torch::zeros({n, cc})}, -1);
 
-  for (int64_t l = 1; l <= num_layers; ++l) {
+  for (int64_t l = first_generic_layer; l <= num_layers; ++l) {
     const ReachLayerCsr& csr = plan.layers[l - 1];
     const int64_t before = plan.reach[l - 1], rows = plan.reach[l], inputs = plan.reach[l + 1];
     torch::Tensor x = reached;
@@ -173,7 +232,8 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
     const torch::Tensor users = mean_aggregate(x, csr.user_offsets, csr.user_indices,
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
-    if (shared.defined()) {
+    // The shared state is only read where the configuration has not yet reached.
+    if (shared.defined() && plan.reach[l] < n) {
       shared = shared.contiguous();
       shared = sage_layer(l - 1, shared,
                           mean_aggregate(shared, g.operand_offsets, g.operand_indices,

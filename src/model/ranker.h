@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/configs.h"
+#include "model/config_reach.h"
 #include "model/graph_tensors.h"
 
 namespace graphcost::model {
@@ -62,6 +63,11 @@ class RankerImpl : public torch::nn::Module {
   torch::Tensor sage_layer(size_t layer, const torch::Tensor& self, const torch::Tensor& operands,
                            const torch::Tensor& users);
   torch::Tensor activate(const torch::Tensor& x) const;
+  // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
+  torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& graph,
+                                   const torch::Tensor& independent, const torch::Tensor& configs,
+                                   torch::Tensor& shared);
+  static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
 
   ModelOptions options_;
   torch::nn::Embedding opcode_embedding_{nullptr};

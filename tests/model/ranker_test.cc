@@ -49,21 +49,37 @@ TEST_F(RankerTest, ScoresOnePerConfiguration) {
 }
 
 TEST_F(RankerTest, SharedComputationMatchesDenseForwardAndGradients) {
-  Ranker model(small_options(data::ConfigKind::Layout));
-  Slate slate = layout_slate(4, 2);
-  torch::Tensor sparse = model->forward(slate);
-  torch::Tensor dense = model->forward_dense(slate);
-  EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
-  torch::Tensor w = torch::randn({4});
-  (sparse * w).sum().backward();
-  std::vector<torch::Tensor> grads;
-  for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
-  model->zero_grad();
-  (dense * w).sum().backward();
-  auto params = model->parameters();
-  for (size_t i = 0; i < params.size(); ++i) {
-    EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
+  // The graph leaves some nodes out of the configurations' reach, so both paths are exercised.
+  const ConfigReachPlan plan = plan_config_reach(tensors, 3, false);
+  ASSERT_LT(plan.reach[0], plan.reach[1]);
+  ASSERT_LT(plan.reach[3], tensors.num_nodes);
+  ModelOptions with_residual = small_options(data::ConfigKind::Layout);
+  with_residual.hidden = {4 + 3 + 22, 8, 8};  // first layer as wide as its input
+  for (const ModelOptions& options : {small_options(data::ConfigKind::Layout), with_residual}) {
+    Ranker model(options);
+    Slate slate = layout_slate(4, 2);
+    torch::Tensor sparse = model->forward(slate);
+    torch::Tensor dense = model->forward_dense(slate);
+    EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
+    torch::Tensor w = torch::randn({4});
+    (sparse * w).sum().backward();
+    std::vector<torch::Tensor> grads;
+    for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
+    model->zero_grad();
+    (dense * w).sum().backward();
+    auto params = model->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
+    }
   }
+}
+
+TEST_F(RankerTest, InferenceInChunksMatchesOneSlate) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  Slate slate = layout_slate(40, 8);
+  torch::Tensor with_grad = model->forward(slate);
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::allclose(model->forward(slate), with_grad, 1e-5, 1e-6));
 }
 
 TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {
