@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
   graphcost::cli::add_pack_command(app);
   graphcost::cli::add_split_command(app);
   graphcost::cli::add_ingest_command(app);
+  graphcost::cli::add_eval_command(app);
+  graphcost::cli::add_predict_command(app);
+  graphcost::cli::add_submit_command(app);
+  graphcost::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

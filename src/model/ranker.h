@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/configs.h"
+#include "model/config_reach.h"
 #include "model/graph_tensors.h"
 
 namespace graphcost::model {
@@ -25,10 +26,17 @@ struct ModelOptions {
   int64_t opcode_embedding = 12;
   int64_t node_feature_dim = 20;     // linear compression of the node features
   int64_t config_embedding = 0;      // 0: raw config features fused directly
-  std::vector<int64_t> hidden = {128, 128, 128, 128};  // GraphSAGE output widths, one per layer
-  double dropout = 0.0;
-  std::string activation = "leaky_relu";
+  // GraphSAGE output widths, one per layer (268,109 parameters for layout:xla with the defaults).
+  std::vector<int64_t> hidden = {146, 146, 146, 146};
+  double dropout = 0.0;               // after every layer; shared by a slate at unreached nodes
+  std::string activation = "leaky_relu";  // leaky_relu, relu, gelu, silu or tanh
 };
+
+// Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
+// so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"
+// column is 1 at the configurable nodes and 0 elsewhere. Tile values pass through sign(x) *
+// log(1 + |x|). Width of one node's configuration input for these options:
+int64_t config_input_width(const ModelOptions& options);
 
 void to_json(nlohmann::json& j, const ModelOptions& options);
 // Reads options; unknown keys or wrong types are an Error naming the key.
@@ -37,15 +45,42 @@ void from_json(const nlohmann::json& j, ModelOptions& options);
 class RankerImpl : public torch::nn::Module {
  public:
   explicit RankerImpl(const ModelOptions& options);
-  // Scores of the slate's configurations: [S].
+  // Scores of the slate's configurations: [S]. Nodes further than num_layers hops from every
+  // configurable node are computed once for the whole slate (see config_reach.h).
   torch::Tensor forward(const Slate& slate);
+  // The same scores computed naively, every node for every configuration: the reference that
+  // tests compare forward() against.
+  torch::Tensor forward_dense(const Slate& slate);
+  // Per-configuration input of each node: tile [S, Cc]; layout [S, nc, Cc] (configurable nodes
+  // only; every other node's configuration input is zero).
+  torch::Tensor encode_configs(const Slate& slate);
   const ModelOptions& options() const { return options_; }
   int64_t parameter_count() const;
 
  private:
+  const GraphTensors& check_slate(const Slate& slate) const;
+  torch::Tensor node_state(const GraphTensors& graph);  // [n, C1], configuration-independent
+  torch::Tensor sage_layer(size_t layer, const torch::Tensor& self, const torch::Tensor& operands,
+                           const torch::Tensor& users);
+  torch::Tensor activate(const torch::Tensor& x) const;
+  // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
+  torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& graph,
+                                   const torch::Tensor& independent, const torch::Tensor& configs,
+                                   torch::Tensor& shared);
+  static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
+
   ModelOptions options_;
-  // (layers defined in ranker.cc)
+  torch::nn::Embedding opcode_embedding_{nullptr};
+  torch::nn::Linear node_linear_{nullptr};
+  torch::nn::Linear config_linear_{nullptr};  // only when options.config_embedding > 0
+  std::vector<torch::nn::Linear> layers_;
+  torch::nn::Linear head_{nullptr};
 };
 TORCH_MODULE(Ranker);
+
+// Saves options (as JSON) and weights in one LibTorch archive, written atomically.
+void save_model(Ranker& model, const std::string& path);
+// Loads a model saved by save_model; a missing or malformed file is an Error naming it.
+Ranker load_model(const std::string& path);
 
 }  // namespace graphcost::model

@@ -1,0 +1,140 @@
+#include "model/config_reach.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "core/error.h"
+
+namespace graphcost::model {
+
+namespace {
+
+struct CsrVectors {
+  std::vector<int64_t> offsets;
+  std::vector<int64_t> indices;
+};
+
+torch::Tensor to_tensor(const std::vector<int64_t>& values) {
+  torch::Tensor t = torch::empty({static_cast<int64_t>(values.size())}, torch::kLong);
+  std::copy(values.begin(), values.end(), t.data_ptr<int64_t>());
+  return t;
+}
+
+// The CSR (offsets, indices) relabelled: row r is node order[r], entries map through label_of.
+CsrVectors relabel(const torch::Tensor& offsets, const torch::Tensor& indices,
+                   const std::vector<int64_t>& order, const std::vector<int64_t>& label_of) {
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  const int64_t* idx = indices.data_ptr<int64_t>();
+  CsrVectors out;
+  out.offsets.reserve(order.size() + 1);
+  out.indices.reserve(static_cast<size_t>(indices.size(0)));
+  out.offsets.push_back(0);
+  for (int64_t v : order) {
+    for (int64_t k = off[v]; k < off[v + 1]; ++k) out.indices.push_back(label_of[idx[k]]);
+    out.offsets.push_back(static_cast<int64_t>(out.indices.size()));
+  }
+  return out;
+}
+
+// Rows [0, rows) of csr keeping only entries < limit.
+CsrVectors restrict_rows(const CsrVectors& csr, int64_t rows, int64_t limit) {
+  CsrVectors out;
+  out.offsets.reserve(static_cast<size_t>(rows) + 1);
+  out.offsets.push_back(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t k = csr.offsets[r]; k < csr.offsets[r + 1]; ++k) {
+      if (csr.indices[k] < limit) out.indices.push_back(csr.indices[k]);
+    }
+    out.offsets.push_back(static_cast<int64_t>(out.indices.size()));
+  }
+  return out;
+}
+
+}  // namespace
+
+ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
+                                  bool every_node_configured) {
+  const int64_t n = graph.num_nodes;
+  const int64_t unreached = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> distance(static_cast<size_t>(n), unreached);
+  std::vector<int64_t> frontier;
+  std::vector<int64_t> position_of(static_cast<size_t>(n), -1);
+  if (every_node_configured) {
+    std::fill(distance.begin(), distance.end(), 0);
+  } else {
+    const int64_t nc = graph.configurable_nodes.size(0);
+    const int64_t* nodes = graph.configurable_nodes.data_ptr<int64_t>();
+    for (int64_t p = 0; p < nc; ++p) {
+      check_data(position_of[nodes[p]] < 0, "graph", "configurable_nodes",
+                 "node " + std::to_string(nodes[p]) + " is listed twice");
+      position_of[nodes[p]] = p;
+      distance[nodes[p]] = 0;
+      frontier.push_back(nodes[p]);
+    }
+  }
+  // Breadth-first over operands and users, num_layers + 1 hops deep.
+  const int64_t* op_off = graph.operand_offsets.data_ptr<int64_t>();
+  const int64_t* op_idx = graph.operand_indices.data_ptr<int64_t>();
+  const int64_t* us_off = graph.user_offsets.data_ptr<int64_t>();
+  const int64_t* us_idx = graph.user_indices.data_ptr<int64_t>();
+  for (int64_t hop = 1; hop <= num_layers + 1 && !frontier.empty(); ++hop) {
+    std::vector<int64_t> next;
+    auto visit = [&](int64_t u) {
+      if (distance[u] == unreached) {
+        distance[u] = hop;
+        next.push_back(u);
+      }
+    };
+    for (int64_t v : frontier) {
+      for (int64_t k = op_off[v]; k < op_off[v + 1]; ++k) visit(op_idx[k]);
+      for (int64_t k = us_off[v]; k < us_off[v + 1]; ++k) visit(us_idx[k]);
+    }
+    frontier.swap(next);
+  }
+
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t v = 0; v < n; ++v) order[v] = v;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return distance[a] < distance[b]; });
+  std::vector<int64_t> label_of(static_cast<size_t>(n));
+  for (int64_t r = 0; r < n; ++r) label_of[order[r]] = r;
+
+  ConfigReachPlan plan;
+  plan.reach.assign(static_cast<size_t>(num_layers) + 2, 0);
+  for (int64_t v = 0; v < n; ++v) {
+    for (int64_t l = 0; l <= num_layers + 1; ++l) {
+      if (distance[v] <= l) ++plan.reach[l];
+    }
+  }
+  plan.order = to_tensor(order);
+  std::vector<int64_t> positions;
+  if (!every_node_configured) {
+    for (int64_t r = 0; r < plan.reach[0]; ++r) positions.push_back(position_of[order[r]]);
+  }
+  plan.config_position = to_tensor(positions);
+
+  const CsrVectors operands = relabel(graph.operand_offsets, graph.operand_indices, order, label_of);
+  const CsrVectors users = relabel(graph.user_offsets, graph.user_indices, order, label_of);
+  for (int64_t l = 1; l <= num_layers; ++l) {
+    const int64_t rows = plan.reach[l], inputs = plan.reach[l + 1];
+    // Every neighbour of a node within l hops is within l + 1 hops, so restricting rows
+    // suffices for the forward CSRs; the reverse ones drop entries pointing past the rows.
+    const CsrVectors op = restrict_rows(operands, rows, n);
+    const CsrVectors op_reverse = restrict_rows(users, inputs, rows);
+    const CsrVectors us = restrict_rows(users, rows, n);
+    const CsrVectors us_reverse = restrict_rows(operands, inputs, rows);
+    ReachLayerCsr layer;
+    layer.operand_offsets = to_tensor(op.offsets);
+    layer.operand_indices = to_tensor(op.indices);
+    layer.operand_reverse_offsets = to_tensor(op_reverse.offsets);
+    layer.operand_reverse_indices = to_tensor(op_reverse.indices);
+    layer.user_offsets = to_tensor(us.offsets);
+    layer.user_indices = to_tensor(us.indices);
+    layer.user_reverse_offsets = to_tensor(us_reverse.offsets);
+    layer.user_reverse_indices = to_tensor(us_reverse.indices);
+    plan.layers.push_back(std::move(layer));
+  }
+  return plan;
+}
+
+}  // namespace graphcost::model

@@ -1,0 +1,75 @@
+// ModelOptions <-> JSON, and the configuration input width the options imply.
+#include <set>
+#include <string>
+
+#include "core/error.h"
+#include "model/ranker.h"
+
+namespace graphcost::model {
+
+namespace {
+const char* kWhere = "model options";
+constexpr int64_t kLayoutValues = 7;  // one-hot over {-1, 0, 1, 2, 3, 4, 5}
+}  // namespace
+
+int64_t config_input_width(const ModelOptions& options) {
+  if (options.kind == data::ConfigKind::Tile) {
+    return options.config_embedding > 0 ? options.config_embedding : options.config_width;
+  }
+  const int64_t values =
+      options.config_embedding > 0 ? options.config_embedding : options.config_width * kLayoutValues;
+  return values + 1;  // + the "is configured" indicator
+}
+
+void to_json(nlohmann::json& j, const ModelOptions& options) {
+  j = nlohmann::json{{"kind", data::config_kind_name(options.kind)},
+                     {"node_feature_width", options.node_feature_width},
+                     {"config_width", options.config_width},
+                     {"num_opcodes", options.num_opcodes},
+                     {"opcode_embedding", options.opcode_embedding},
+                     {"node_feature_dim", options.node_feature_dim},
+                     {"config_embedding", options.config_embedding},
+                     {"hidden", options.hidden},
+                     {"dropout", options.dropout},
+                     {"activation", options.activation}};
+}
+
+void from_json(const nlohmann::json& j, ModelOptions& options) {
+  check_data(j.is_object(), kWhere, "", "expected a JSON object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const nlohmann::json& value = it.value();
+    try {
+      if (key == "kind") {
+        const std::string kind = value.get<std::string>();
+        check_data(kind == "tile" || kind == "layout", kWhere, key,
+                   "expected \"tile\" or \"layout\", got \"" + kind + "\"");
+        options.kind = kind == "tile" ? data::ConfigKind::Tile : data::ConfigKind::Layout;
+      } else if (key == "node_feature_width") {
+        options.node_feature_width = value.get<int64_t>();
+      } else if (key == "config_width") {
+        options.config_width = value.get<int64_t>();
+      } else if (key == "num_opcodes") {
+        options.num_opcodes = value.get<int64_t>();
+      } else if (key == "opcode_embedding") {
+        options.opcode_embedding = value.get<int64_t>();
+      } else if (key == "node_feature_dim") {
+        options.node_feature_dim = value.get<int64_t>();
+      } else if (key == "config_embedding") {
+        options.config_embedding = value.get<int64_t>();
+      } else if (key == "hidden") {
+        options.hidden = value.get<std::vector<int64_t>>();
+      } else if (key == "dropout") {
+        options.dropout = value.get<double>();
+      } else if (key == "activation") {
+        options.activation = value.get<std::string>();
+      } else {
+        throw Error(kWhere, key, "unknown key");
+      }
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(kWhere, key, std::string("wrong type: ") + e.what());
+    }
+  }
+}
+
+}  // namespace graphcost::model

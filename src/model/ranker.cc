@@ -1,0 +1,276 @@
+#include "model/ranker.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "model/aggregate.h"
+#include "model/config_reach.h"
+
+namespace graphcost::model {
+
+namespace {
+
+const char* kWhere = "ranker";
+
+void check_options(const ModelOptions& o) {
+  check_data(o.node_feature_width > 0, kWhere, "node_feature_width", "must be positive");
+  check_data(o.config_width > 0, kWhere, "config_width", "must be positive");
+  check_data(o.num_opcodes > 0, kWhere, "num_opcodes", "must be positive");
+  check_data(o.opcode_embedding > 0, kWhere, "opcode_embedding", "must be positive");
+  check_data(o.node_feature_dim > 0, kWhere, "node_feature_dim", "must be positive");
+  check_data(o.config_embedding >= 0, kWhere, "config_embedding", "must be >= 0");
+  check_data(!o.hidden.empty(), kWhere, "hidden", "needs at least one layer");
+  for (int64_t h : o.hidden) check_data(h > 0, kWhere, "hidden", "widths must be positive");
+  check_data(o.dropout >= 0.0 && o.dropout < 1.0, kWhere, "dropout", "must be in [0, 1)");
+  const std::string& a = o.activation;
+  check_data(a == "leaky_relu" || a == "relu" || a == "gelu" || a == "silu" || a == "tanh", kWhere,
+             "activation",
+             "unknown activation \"" + a + "\" (valid: leaky_relu, relu, gelu, silu, tanh)");
+}
+
+torch::Tensor signed_log(const torch::Tensor& x) { return torch::sign(x) * torch::log1p(torch::abs(x)); }
+
+}  // namespace
+
+RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
+  check_options(options_);
+  opcode_embedding_ = register_module(
+      "opcode_embedding", torch::nn::Embedding(options_.num_opcodes, options_.opcode_embedding));
+  node_linear_ = register_module(
+      "node_linear", torch::nn::Linear(options_.node_feature_width, options_.node_feature_dim));
+  if (options_.config_embedding > 0) {
+    const int64_t raw = options_.kind == data::ConfigKind::Tile ? options_.config_width
+                                                                : options_.config_width * 7;
+    config_linear_ =
+        register_module("config_linear", torch::nn::Linear(raw, options_.config_embedding));
+  }
+  int64_t width = options_.opcode_embedding + options_.node_feature_dim + config_input_width(options_);
+  for (size_t l = 0; l < options_.hidden.size(); ++l) {
+    layers_.push_back(register_module("sage" + std::to_string(l),
+                                      torch::nn::Linear(3 * width, options_.hidden[l])));
+    width = options_.hidden[l];
+  }
+  head_ = register_module("head", torch::nn::Linear(width, 1));
+}
+
+int64_t RankerImpl::parameter_count() const {
+  int64_t count = 0;
+  for (const auto& p : parameters()) count += p.numel();
+  return count;
+}
+
+const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
+  check_data(slate.graph != nullptr, kWhere, "slate", "has no graph");
+  const GraphTensors& g = *slate.graph;
+  const torch::Tensor& c = slate.config_features;
+  check_data(c.defined() && c.scalar_type() == torch::kFloat, kWhere, "config_features",
+             "expected a float32 tensor");
+  check_data(g.node_features.dim() == 2 && g.node_features.size(1) == options_.node_feature_width,
+             kWhere, "node_features",
+             "width " + std::to_string(g.node_features.dim() == 2 ? g.node_features.size(1) : -1) +
+                 " does not match the model's " + std::to_string(options_.node_feature_width));
+  if (g.num_nodes > 0) {
+    const int64_t low = g.opcodes.min().item<int64_t>(), high = g.opcodes.max().item<int64_t>();
+    check_data(low >= 0 && high < options_.num_opcodes, kWhere, "opcodes",
+               "opcode " + std::to_string(low < 0 ? low : high) + " outside [0, " +
+                   std::to_string(options_.num_opcodes) + ")");
+  }
+  if (options_.kind == data::ConfigKind::Tile) {
+    check_data(c.dim() == 2 && c.size(1) == options_.config_width, kWhere, "config_features",
+               "expected tile configurations [S, " + std::to_string(options_.config_width) + "]");
+  } else {
+    check_data(c.dim() == 3 && c.size(1) == g.configurable_nodes.size(0) &&
+                   c.size(2) == options_.config_width,
+               kWhere, "config_features",
+               "expected layout configurations [S, " + std::to_string(g.configurable_nodes.size(0)) +
+                   ", " + std::to_string(options_.config_width) + "]");
+  }
+  return g;
+}
+
+torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
+  const torch::Tensor& c = slate.config_features;
+  if (options_.kind == data::ConfigKind::Tile) {
+    torch::Tensor x = signed_log(c);
+    return config_linear_ ? config_linear_->forward(x) : x;
+  }
+  const int64_t s = c.size(0), nc = c.size(1);
+  if (c.numel() > 0) {
+    const float low = c.min().item<float>(), high = c.max().item<float>();
+    check_data(low >= -1 && high <= 5, kWhere, "config_features",
+               "layout values must lie in [-1, 5], found " + std::to_string(low < -1 ? low : high));
+  }
+  torch::Tensor one_hot = torch::one_hot((c + 1).to(torch::kLong), 7).to(torch::kFloat);
+  torch::Tensor x = one_hot.reshape({s, nc, options_.config_width * 7});
+  if (config_linear_) x = config_linear_->forward(x);
+  return torch::cat({x, torch::ones({s, nc, 1})}, -1);
+}
+
+torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {
+  return torch::cat({opcode_embedding_->forward(graph.opcodes),
+                     node_linear_->forward(graph.node_features)},
+                    -1);
+}
+
+torch::Tensor RankerImpl::activate(const torch::Tensor& x) const {
+  const std::string& a = options_.activation;
+  if (a == "leaky_relu") return torch::leaky_relu(x, 0.01);
+  if (a == "relu") return torch::relu(x);
+  if (a == "gelu") return torch::gelu(x);
+  if (a == "silu") return torch::silu(x);
+  return torch::tanh(x);
+}
+
+torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
+                                     const torch::Tensor& operands, const torch::Tensor& users) {
+  torch::Tensor h = activate(layers_[layer]->forward(torch::cat({self, operands, users}, -1)));
+  if (h.size(-1) == self.size(-1)) h = h + self;
+  if (options_.dropout > 0) h = torch::dropout(h, options_.dropout, is_training());
+  return h;
+}
+
+torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& g,
+                                             const torch::Tensor& independent,
+                                             const torch::Tensor& configs, torch::Tensor& shared) {
+  // The layer is linear before its activation, and mean aggregation commutes with a linear map,
+  // so its input splits into a configuration-independent part (computed once, [n, H]) and the
+  // configuration part, which is non-zero only at the configurable nodes: projected there
+  // ([nc, S, H] per weight block), then aggregated.
+  const int64_t s = configs.size(0), a0 = plan.reach[0], rows = plan.reach[1], inputs = plan.reach[2];
+  const int64_t c1 = independent.size(1), cc = configs.size(-1), c0 = c1 + cc;
+  torch::nn::Linear& layer = layers_[0];
+  const int64_t h = layer->weight.size(0);
+  const torch::Tensor shared_in = shared.contiguous();
+  const torch::Tensor shared_pre = layer->forward(torch::cat(
+      {shared_in,
+       mean_aggregate(shared_in, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
+       mean_aggregate(shared_in, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices)},
+      -1));
+  const torch::Tensor& w = layer->weight;
+  const torch::Tensor w_config =
+      torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
+  const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
+  const torch::Tensor projected = torch::matmul(config_rows, w_config.t());  // [a0, S, 3H]
+  auto padded = [&](const torch::Tensor& part, int64_t total) {
+    return total > a0 ? torch::cat({part, torch::zeros({total - a0, s, part.size(-1)})}, 0)
+                      : part.contiguous();
+  };
+  const ReachLayerCsr& csr = plan.layers[0];
+  const torch::Tensor to_operands = padded(projected.narrow(-1, h, h), inputs);
+  const torch::Tensor to_users = padded(projected.narrow(-1, 2 * h, h), inputs);
+  const torch::Tensor reached_nodes = plan.order.narrow(0, 0, rows);
+  torch::Tensor reached =
+      activate(shared_pre.index_select(0, reached_nodes).unsqueeze(1) +
+               padded(projected.narrow(-1, 0, h), rows) +
+               mean_aggregate(to_operands, csr.operand_offsets, csr.operand_indices,
+                              csr.operand_reverse_offsets, csr.operand_reverse_indices) +
+               mean_aggregate(to_users, csr.user_offsets, csr.user_indices,
+                              csr.user_reverse_offsets, csr.user_reverse_indices));
+  torch::Tensor shared_out = activate(shared_pre);
+  if (h == c0) {
+    shared_out = shared_out + shared_in;
+    reached = reached + torch::cat({independent.index_select(0, reached_nodes).unsqueeze(1).expand({rows, s, c1}),
+                                    padded(config_rows, rows)},
+                                   -1);
+  }
+  if (options_.dropout > 0) {
+    shared_out = torch::dropout(shared_out, options_.dropout, is_training());
+    reached = torch::dropout(reached, options_.dropout, is_training());
+  }
+  shared = shared_out;
+  return reached;
+}
+
+torch::Tensor RankerImpl::forward(const Slate& slate) {
+  const GraphTensors& g = check_slate(slate);
+  const int64_t s = slate.config_features.size(0), n = g.num_nodes;
+  const bool tile = options_.kind == data::ConfigKind::Tile;
+  // Keeps the result attached to the parameters even for an empty graph.
+  const torch::Tensor zero = head_->bias.sum() * 0;
+  if (s == 0 || n == 0) return torch::zeros({s}) + zero;
+  // Without gradients nothing is kept for a backward, so big slates go in chunks to bound memory.
+  if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
+    std::vector<torch::Tensor> parts;
+    for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
+      Slate part = slate;
+      part.config_features = slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
+      parts.push_back(forward(part));
+    }
+    return torch::cat(parts);
+  }
+  const int64_t num_layers = static_cast<int64_t>(layers_.size());
+  const ConfigReachPlan plan = plan_config_reach(g, num_layers, tile);
+  const torch::Tensor independent = node_state(g);
+  const torch::Tensor configs = encode_configs(slate);
+  const int64_t c1 = independent.size(1), cc = configs.size(-1);
+
+  // "reached": labels [0, reach[l]) whose state depends on the configuration, one row per
+  // configuration; "shared": every node's state when no configuration reaches it, one row.
+  torch::Tensor reached, shared;
+  int64_t first_generic_layer = 1;
+  if (tile) {
+    reached = torch::cat({independent.index_select(0, plan.order).unsqueeze(1).expand({n, s, c1}),
+                          configs.unsqueeze(0).expand({n, s, cc})},
+                         -1);
+  } else {
+    shared = torch::cat({independent, torch::zeros({n, cc})}, -1);
+    reached = first_layout_layer(plan, g, independent, configs, shared);
+    first_generic_layer = 2;
+  }
+
+  for (int64_t l = first_generic_layer; l <= num_layers; ++l) {
+    const ReachLayerCsr& csr = plan.layers[l - 1];
+    const int64_t before = plan.reach[l - 1], rows = plan.reach[l], inputs = plan.reach[l + 1];
+    torch::Tensor x = reached;
+    if (inputs > before) {
+      const torch::Tensor border = shared.index_select(0, plan.order.slice(0, before, inputs));
+      x = torch::cat({reached, border.unsqueeze(1).expand({inputs - before, s, border.size(1)})}, 0);
+    }
+    x = x.contiguous();
+    const torch::Tensor operands = mean_aggregate(x, csr.operand_offsets, csr.operand_indices,
+                                                  csr.operand_reverse_offsets, csr.operand_reverse_indices);
+    const torch::Tensor users = mean_aggregate(x, csr.user_offsets, csr.user_indices,
+                                               csr.user_reverse_offsets, csr.user_reverse_indices);
+    torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
+    // The shared state is only read where the configuration has not yet reached.
+    if (shared.defined() && plan.reach[l] < n) {
+      shared = shared.contiguous();
+      shared = sage_layer(l - 1, shared,
+                          mean_aggregate(shared, g.operand_offsets, g.operand_indices,
+                                         g.user_offsets, g.user_indices),
+                          mean_aggregate(shared, g.user_offsets, g.user_indices,
+                                         g.operand_offsets, g.operand_indices));
+    }
+    reached = next;
+  }
+  const int64_t last = plan.reach[num_layers];
+  torch::Tensor scores = head_->forward(reached).squeeze(-1).sum(0);
+  if (last < n) {
+    scores = scores + head_->forward(shared.index_select(0, plan.order.slice(0, last, n))).sum();
+  }
+  return scores + zero;
+}
+
+torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
+  const GraphTensors& g = check_slate(slate);
+  const int64_t s = slate.config_features.size(0), n = g.num_nodes;
+  const torch::Tensor independent = node_state(g);
+  const torch::Tensor configs = encode_configs(slate);
+  const int64_t c1 = independent.size(1), cc = configs.size(-1);
+  torch::Tensor per_node;
+  if (options_.kind == data::ConfigKind::Tile) {
+    per_node = configs.unsqueeze(0).expand({n, s, cc});
+  } else {
+    per_node = torch::zeros({n, s, cc}).index_copy(0, g.configurable_nodes, configs.transpose(0, 1));
+  }
+  torch::Tensor h = torch::cat({independent.unsqueeze(1).expand({n, s, c1}), per_node}, -1);
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    h = h.contiguous();
+    h = sage_layer(l, h,
+                   mean_aggregate(h, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
+                   mean_aggregate(h, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices));
+  }
+  return head_->forward(h).squeeze(-1).sum(0);
+}
+
+}  // namespace graphcost::model

@@ -1,0 +1,213 @@
+#include "model/ranker.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "core/error.h"
+#include "random_graph.h"
+
+namespace graphcost::model {
+namespace {
+
+ModelOptions small_options(data::ConfigKind kind) {
+  ModelOptions o;
+  o.kind = kind;
+  o.node_feature_width = 5;
+  o.config_width = 3;
+  o.num_opcodes = 10;
+  o.opcode_embedding = 4;
+  o.node_feature_dim = 3;
+  o.hidden = {8, 8, 6};
+  return o;
+}
+
+// 60 connected nodes (mean 1.5 operands), 4 isolated, every 9th node configurable.
+class RankerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    torch::manual_seed(0);
+    graph = testing::random_graph(64, 90, 4, 5, 10, 9, 3);
+    tensors = make_graph_tensors(graph);
+  }
+  Slate layout_slate(int64_t s, uint64_t seed) {
+    torch::manual_seed(seed);
+    Slate slate;
+    slate.graph = &tensors;
+    slate.config_features =
+        torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
+    return slate;
+  }
+  data::Graph graph;
+  GraphTensors tensors;
+};
+
+TEST_F(RankerTest, ScoresOnePerConfiguration) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  EXPECT_EQ(model->forward(layout_slate(5, 1)).sizes(), (std::vector<int64_t>{5}));
+}
+
+TEST_F(RankerTest, SharedComputationMatchesDenseForwardAndGradients) {
+  // The graph leaves some nodes out of the configurations' reach, so both paths are exercised.
+  const ConfigReachPlan plan = plan_config_reach(tensors, 3, false);
+  ASSERT_LT(plan.reach[0], plan.reach[1]);
+  ASSERT_LT(plan.reach[3], tensors.num_nodes);
+  ModelOptions with_residual = small_options(data::ConfigKind::Layout);
+  with_residual.hidden = {4 + 3 + 22, 8, 8};  // first layer as wide as its input
+  for (const ModelOptions& options : {small_options(data::ConfigKind::Layout), with_residual}) {
+    Ranker model(options);
+    Slate slate = layout_slate(4, 2);
+    torch::Tensor sparse = model->forward(slate);
+    torch::Tensor dense = model->forward_dense(slate);
+    EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
+    torch::Tensor w = torch::randn({4});
+    (sparse * w).sum().backward();
+    std::vector<torch::Tensor> grads;
+    for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
+    model->zero_grad();
+    (dense * w).sum().backward();
+    auto params = model->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
+    }
+  }
+}
+
+TEST_F(RankerTest, InferenceInChunksMatchesOneSlate) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  Slate slate = layout_slate(40, 8);
+  torch::Tensor with_grad = model->forward(slate);
+  torch::NoGradGuard no_grad;
+  EXPECT_TRUE(torch::allclose(model->forward(slate), with_grad, 1e-5, 1e-6));
+}
+
+TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  Slate slate = layout_slate(6, 3);
+  torch::Tensor scores = model->forward(slate);
+  torch::Tensor permutation = torch::tensor({3, 0, 5, 1, 4, 2}, torch::kLong);
+  Slate permuted = slate;
+  permuted.config_features = slate.config_features.index_select(0, permutation);
+  EXPECT_TRUE(torch::allclose(model->forward(permuted), scores.index_select(0, permutation), 1e-5, 1e-6));
+}
+
+TEST_F(RankerTest, OneConfigurableNodeChangesTheScore) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  Slate slate = layout_slate(3, 4);
+  slate.config_features[1] = slate.config_features[0];
+  slate.config_features[2] = slate.config_features[0];
+  slate.config_features[2][3][1] = slate.config_features[0][3][1].item<float>() == 2.0f ? 3.0f : 2.0f;
+  torch::Tensor scores = model->forward(slate);
+  EXPECT_EQ(scores[0].item<float>(), scores[1].item<float>());
+  EXPECT_NE(scores[0].item<float>(), scores[2].item<float>());
+}
+
+TEST_F(RankerTest, DefaultLayoutIsDistinctFromZero) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  Slate slate = layout_slate(2, 5);
+  slate.config_features[0][0][0] = -1.0f;
+  slate.config_features[1] = slate.config_features[0];
+  slate.config_features[1][0][0] = 0.0f;
+  torch::Tensor encoded = model->encode_configs(slate);
+  ASSERT_EQ(encoded.sizes(), (std::vector<int64_t>{2, tensors.configurable_nodes.size(0), 3 * 7 + 1}));
+  EXPECT_FALSE(torch::equal(encoded[0][0], encoded[1][0]));
+  EXPECT_EQ(encoded[0][0][0].item<float>(), 1.0f);  // -1 is the first category
+  EXPECT_EQ(encoded[1][0][1].item<float>(), 1.0f);  // 0 is the second
+  EXPECT_EQ(encoded[0][0][21].item<float>(), 1.0f);  // "is configured"
+  torch::Tensor scores = model->forward(slate);
+  EXPECT_NE(scores[0].item<float>(), scores[1].item<float>());
+  slate.config_features[1][0][0] = 6.0f;
+  EXPECT_THROW(model->forward(slate), Error);
+}
+
+TEST_F(RankerTest, TileConfigurationReachesEveryNode) {
+  Ranker model(small_options(data::ConfigKind::Tile));
+  Slate slate;
+  slate.graph = &tensors;
+  slate.config_features = torch::tensor({{1.0f, 2.0f, 3.0f}, {1.0f, 2.0f, 300.0f}, {1.0f, 2.0f, 3.0f}});
+  torch::Tensor scores = model->forward(slate);
+  ASSERT_EQ(scores.sizes(), (std::vector<int64_t>{3}));
+  EXPECT_TRUE(torch::allclose(scores, model->forward_dense(slate), 1e-4, 1e-5));
+  EXPECT_EQ(scores[0].item<float>(), scores[2].item<float>());
+  EXPECT_NE(scores[0].item<float>(), scores[1].item<float>());
+  // Broadcast: an isolated node's state still depends on the tile configuration, so a graph of
+  // isolated nodes ranks tile configurations too.
+  data::Graph lonely = testing::random_graph(3, 0, 3, 5, 10, 0, 1);
+  GraphTensors lonely_tensors = make_graph_tensors(lonely);
+  slate.graph = &lonely_tensors;
+  torch::Tensor lonely_scores = model->forward(slate);
+  EXPECT_NE(lonely_scores[0].item<float>(), lonely_scores[1].item<float>());
+}
+
+TEST_F(RankerTest, EmptyGraphAndEmptySlate) {
+  Ranker model(small_options(data::ConfigKind::Tile));
+  data::Graph empty;
+  empty.feature_width = 5;
+  empty.build_adjacency();
+  GraphTensors t = make_graph_tensors(empty);
+  Slate slate;
+  slate.graph = &t;
+  slate.config_features = torch::ones({2, 3});
+  torch::Tensor scores = model->forward(slate);
+  EXPECT_EQ(scores.sizes(), (std::vector<int64_t>{2}));
+  EXPECT_EQ(scores.abs().sum().item<float>(), 0.0f);
+  slate.config_features = torch::ones({0, 3});
+  EXPECT_EQ(model->forward(slate).size(0), 0);
+}
+
+TEST(ModelOptions, JsonRoundTripAndUnknownKey) {
+  ModelOptions o = small_options(data::ConfigKind::Tile);
+  o.dropout = 0.25;
+  o.activation = "gelu";
+  o.config_embedding = 7;
+  nlohmann::json j = o;
+  ModelOptions back = j.get<ModelOptions>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_EQ(back.kind, data::ConfigKind::Tile);
+  EXPECT_EQ(back.hidden, o.hidden);
+  EXPECT_EQ(back.dropout, 0.25);
+  j["hiden"] = 3;
+  try {
+    (void)j.get<ModelOptions>();
+    FAIL() << "unknown key accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.key(), "hiden");
+  }
+  nlohmann::json wrong_type = {{"dropout", "high"}};
+  EXPECT_THROW((void)wrong_type.get<ModelOptions>(), Error);
+  nlohmann::json wrong_kind = {{"kind", "graph"}};
+  EXPECT_THROW((void)wrong_kind.get<ModelOptions>(), Error);
+}
+
+TEST(ModelOptions, DefaultLayoutXlaParameterCount) {
+  Ranker model(ModelOptions{});
+  EXPECT_EQ(model->parameter_count(), 268109);
+  ModelOptions bad;
+  bad.activation = "swish";
+  EXPECT_THROW(Ranker{bad}, Error);
+}
+
+TEST_F(RankerTest, SaveLoadRoundTripGivesIdenticalScores) {
+  ModelOptions o = small_options(data::ConfigKind::Layout);
+  o.config_embedding = 5;
+  Ranker model(o);
+  const std::string path = ::testing::TempDir() + "ranker_" + std::to_string(getpid()) + ".pt";
+  save_model(model, path);
+  Ranker loaded = load_model(path);
+  EXPECT_EQ(nlohmann::json(loaded->options()), nlohmann::json(o));
+  Slate slate = layout_slate(4, 6);
+  EXPECT_TRUE(torch::equal(model->forward(slate), loaded->forward(slate)));
+  std::remove(path.c_str());
+  EXPECT_THROW(load_model(path), Error);
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    std::fputs("not an archive", f);
+    std::fclose(f);
+    EXPECT_THROW(load_model(path), Error);
+    std::remove(path.c_str());
+  }
+}
+
+}  // namespace
+}  // namespace graphcost::model
