@@ -5,6 +5,7 @@
 
 namespace graphcost::cli {
 
-
+// graphcost train: trains a ranker on one collection (src/cli/train.cc).
+void add_train_command(CLI::App& app);
 
 }  // namespace graphcost::cli

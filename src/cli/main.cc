@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
                "and rank configurations"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "graphcost 0.1.0");
+  graphcost::cli::add_train_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
