@@ -11,6 +11,8 @@ namespace graphcost::train {
 
 namespace {
 
+const char* const kModelOptionsKey = "graphcost_model_options";
+
 void save_archive(torch::serialize::OutputArchive& archive, const std::string& path) {
   AtomicFile file(path);
   archive.save_to([&](const void* data, size_t bytes) {
@@ -114,14 +116,14 @@ CheckpointState load_checkpoint(const std::string& path, model::Ranker& model, t
   return state;
 }
 
+// The same archive layout as model::save_model (h/model's model_file.cc): weights at the top
+// level and the options JSON under kModelOptionsKey, so eval and predict load either file.
 void save_model(const std::string& path, model::Ranker& model) {
   torch::serialize::OutputArchive archive;
-  torch::serialize::OutputArchive weights;
-  model->save(weights);
-  archive.write("model", weights);
+  model->save(archive);
   nlohmann::json options;
   model::to_json(options, model->options());
-  archive.write("model_options", c10::IValue(options.dump()));
+  archive.write(kModelOptionsKey, c10::IValue(options.dump()));
   save_archive(archive, path);
 }
 
@@ -129,9 +131,13 @@ model::Ranker load_model(const std::string& path) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path);
   model::ModelOptions options;
-  model::from_json(parse_json(read_string(archive, "model_options", path), path, "model_options"), options);
+  model::from_json(parse_json(read_string(archive, kModelOptionsKey, path), path, kModelOptionsKey), options);
   model::Ranker model(options);
-  load_model_weights(archive, model, path);
+  try {
+    model->load(archive);
+  } catch (const c10::Error& e) {
+    throw Error(path, "weights", "do not match the model options: " + e.msg());
+  }
   model->eval();
   return model;
 }

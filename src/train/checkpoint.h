@@ -28,7 +28,8 @@ TrainOptions read_checkpoint_options(const std::string& path);
 // A missing or unreadable file is an Error naming it.
 CheckpointState load_checkpoint(const std::string& path, model::Ranker& model, torch::optim::Optimizer& optimizer);
 
-// Writes final weights and the model options to path, atomically.
+// Writes final weights and the model options to path, atomically, in the layout of
+// model::save_model (weights at the top level, options JSON under "graphcost_model_options").
 void save_model(const std::string& path, model::Ranker& model);
 // A model rebuilt from its stored options with its stored weights, in eval mode.
 model::Ranker load_model(const std::string& path);
