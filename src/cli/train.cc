@@ -1,5 +1,6 @@
 // graphcost train: trains a ranker on one collection and writes a run directory.
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
@@ -7,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "train/checkpoint.h"
 #include "train/trainer.h"
 
 namespace graphcost::cli {
@@ -57,7 +59,13 @@ struct TrainCommand {
 
 void run(const TrainCommand& command) {
   train::TrainOptions options;
-  if (!command.config.empty()) {
+  const std::string checkpoint = command.out + "/checkpoint.pt";
+  if (command.resume) {
+    // A resumed run keeps its stored options (data path included); explicit --iterations and
+    // --threads still apply, so a finished run can be extended.
+    check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
+    options = train::read_checkpoint_options(checkpoint);
+  } else if (!command.config.empty()) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(read_file(command.config));
@@ -105,7 +113,9 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--out", command->out, "Run directory (config.json, metrics.jsonl, checkpoint.pt, model.pt)")
       ->required();
   sub->add_option("--config", command->config, "JSON file of training options; flags given here override it");
-  sub->add_flag("--resume", command->resume, "Continue from RUN_DIR/checkpoint.pt with its stored options");
+  sub->add_flag("--resume", command->resume,
+                "Continue from RUN_DIR/checkpoint.pt with its stored options (--iterations and --threads "
+                "still apply)");
   sub->add_flag("--skip-invalid", command->skip_invalid, "Warn and skip files that fail validation");
   sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");
   b.bind("--data", &O::data, "Dataset root, collection folder, .npz file or pack");
