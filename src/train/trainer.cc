@@ -256,7 +256,12 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   checkpoint(iteration);
   result.iterations = iteration;
   if (!result.interrupted) save_model((fs::path(run_dir) / "model.pt").string(), model);
-  progress.finish(result.interrupted ? "interrupted: checkpoint saved, continue with --resume" : "");
+  if (result.interrupted) {
+    // finish() would report the full total; end the progress line where the run stopped.
+    std::fprintf(stderr, "\n");
+  } else {
+    progress.finish();
+  }
   return result;
 }
 
