@@ -30,19 +30,23 @@ void load_archive(torch::serialize::InputArchive& archive, const std::string& pa
   }
 }
 
-std::string read_string(torch::serialize::InputArchive& archive, const std::string& key, const std::string& path) {
+std::string read_string(torch::serialize::InputArchive& archive, const std::string& key,
+                        const std::string& path) {
   c10::IValue value;
-  check_data(archive.try_read(key, value) && value.isString(), path, key, "missing or not a string");
+  check_data(archive.try_read(key, value) && value.isString(), path, key,
+             "missing or not a string");
   return value.toStringRef();
 }
 
-int64_t read_int(torch::serialize::InputArchive& archive, const std::string& key, const std::string& path) {
+int64_t read_int(torch::serialize::InputArchive& archive, const std::string& key,
+                 const std::string& path) {
   c10::IValue value;
   check_data(archive.try_read(key, value) && value.isInt(), path, key, "missing or not an integer");
   return value.toInt();
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& path, const std::string& key) {
+nlohmann::json parse_json(const std::string& text, const std::string& path,
+                          const std::string& key) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
@@ -50,7 +54,8 @@ nlohmann::json parse_json(const std::string& text, const std::string& path, cons
   }
 }
 
-void load_model_weights(torch::serialize::InputArchive& archive, model::Ranker& model, const std::string& path) {
+void load_model_weights(torch::serialize::InputArchive& archive, model::Ranker& model,
+                        const std::string& path) {
   torch::serialize::InputArchive weights;
   check_data(archive.try_read("model", weights), path, "model", "missing");
   try {
@@ -62,8 +67,8 @@ void load_model_weights(torch::serialize::InputArchive& archive, model::Ranker& 
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, model::Ranker& model, torch::optim::Optimizer& optimizer,
-                     const CheckpointState& state) {
+void save_checkpoint(const std::string& path, model::Ranker& model,
+                     torch::optim::Optimizer& optimizer, const CheckpointState& state) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive weights, optimizer_state;
   model->save(weights);
@@ -92,7 +97,8 @@ TrainOptions read_checkpoint_options(const std::string& path) {
   return options;
 }
 
-CheckpointState load_checkpoint(const std::string& path, model::Ranker& model, torch::optim::Optimizer& optimizer) {
+CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
+                                torch::optim::Optimizer& optimizer) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path);
   CheckpointState state;
@@ -131,7 +137,8 @@ model::Ranker load_model(const std::string& path) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path);
   model::ModelOptions options;
-  model::from_json(parse_json(read_string(archive, kModelOptionsKey, path), path, kModelOptionsKey), options);
+  model::from_json(parse_json(read_string(archive, kModelOptionsKey, path), path, kModelOptionsKey),
+                   options);
   model::Ranker model(options);
   try {
     model->load(archive);

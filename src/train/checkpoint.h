@@ -20,13 +20,14 @@ struct CheckpointState {
 
 // Writes model weights, optimiser state, the iteration, the sampler position, LibTorch's CPU
 // random generator (dropout) and the options to path, atomically.
-void save_checkpoint(const std::string& path, model::Ranker& model, torch::optim::Optimizer& optimizer,
-                     const CheckpointState& state);
+void save_checkpoint(const std::string& path, model::Ranker& model,
+                     torch::optim::Optimizer& optimizer, const CheckpointState& state);
 // Reads the options stored in a checkpoint (to build a matching model and optimiser).
 TrainOptions read_checkpoint_options(const std::string& path);
 // Restores model, optimiser and the random generator from path; returns the stored state.
 // A missing or unreadable file is an Error naming it.
-CheckpointState load_checkpoint(const std::string& path, model::Ranker& model, torch::optim::Optimizer& optimizer);
+CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
+                                torch::optim::Optimizer& optimizer);
 
 // Writes final weights and the model options to path, atomically, in the layout of
 // model::save_model (weights at the top level, options JSON under "graphcost_model_options").

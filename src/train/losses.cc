@@ -11,13 +11,14 @@ namespace graphcost::train {
 
 namespace {
 
-void check_slate(const torch::Tensor& scores, const torch::Tensor& runtimes, const std::string& loss) {
+void check_slate(const torch::Tensor& scores, const torch::Tensor& runtimes,
+                 const std::string& loss) {
   check_data(scores.defined() && runtimes.defined(), "loss " + loss, "runtimes",
              "a slate needs scores and measured runtimes");
   check_data(scores.dim() == 1 && runtimes.dim() == 1 && scores.size(0) == runtimes.size(0),
              "loss " + loss, "shape",
-             "scores and runtimes must both be [S] (got " + std::to_string(scores.dim()) + "-d and " +
-                 std::to_string(runtimes.dim()) + "-d)");
+             "scores and runtimes must both be [S] (got " + std::to_string(scores.dim()) +
+                 "-d and " + std::to_string(runtimes.dim()) + "-d)");
 }
 
 std::vector<double> to_doubles(const torch::Tensor& t) {
@@ -31,7 +32,8 @@ torch::Tensor index_tensor(const std::vector<int64_t>& values, const torch::Devi
 
 }  // namespace
 
-torch::Tensor ListMleLoss::operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const {
+torch::Tensor ListMleLoss::operator()(const torch::Tensor& scores,
+                                      const torch::Tensor& runtimes) const {
   check_slate(scores, runtimes, name());
   if (scores.size(0) < 2) return scores.sum() * 0;
   // The likelihood is shift-invariant, so centring changes nothing but lets the clip look at
@@ -52,7 +54,7 @@ torch::Tensor ListMleLoss::operator()(const torch::Tensor& scores, const torch::
 }
 
 torch::Tensor PairwiseHingeLoss::operator()(const torch::Tensor& scores,
-                                             const torch::Tensor& runtimes) const {
+                                            const torch::Tensor& runtimes) const {
   check_slate(scores, runtimes, name());
   const std::vector<double> r = to_doubles(runtimes);
   std::vector<int64_t> slow, fast;
@@ -69,25 +71,29 @@ torch::Tensor PairwiseHingeLoss::operator()(const torch::Tensor& scores,
   return torch::relu(margin_ - gap).mean();
 }
 
-torch::Tensor DiffMatLoss::operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const {
+torch::Tensor DiffMatLoss::operator()(const torch::Tensor& scores,
+                                      const torch::Tensor& runtimes) const {
   check_slate(scores, runtimes, name());
   // The reference averages over the whole upper triangle, where tied pairs (target 0) add the
   // constant margin; leaving them out changes only the scale, not the gradient direction.
   torch::Tensor score_diff = scores.unsqueeze(1) - scores.unsqueeze(0);
   torch::Tensor runtime_diff = runtimes.unsqueeze(1) - runtimes.unsqueeze(0);
   torch::Tensor target = torch::sign(runtime_diff).to(scores.scalar_type());
-  torch::Tensor mask = torch::triu(torch::ones_like(runtime_diff, torch::kBool), 1) & (runtime_diff != 0);
+  torch::Tensor mask =
+      torch::triu(torch::ones_like(runtime_diff, torch::kBool), 1) & (runtime_diff != 0);
   const int64_t pairs = mask.sum().item<int64_t>();
   if (pairs == 0) return scores.sum() * 0;
   torch::Tensor per_pair = torch::relu(-target * score_diff + kMargin);
   return per_pair.masked_select(mask).sum() / static_cast<double>(pairs);
 }
 
-torch::Tensor MapeLoss::operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const {
+torch::Tensor MapeLoss::operator()(const torch::Tensor& scores,
+                                   const torch::Tensor& runtimes) const {
   check_slate(scores, runtimes, name());
   if (scores.size(0) == 0) return scores.sum() * 0;
   const double fastest = runtimes.min().item<double>();
-  check_data(fastest > 0, "loss mape", "runtimes", "runtimes must be positive to normalise by the fastest");
+  check_data(fastest > 0, "loss mape", "runtimes",
+             "runtimes must be positive to normalise by the fastest");
   torch::Tensor q = (runtimes / fastest).to(scores.scalar_type());
   return ((scores - q).abs() / q).mean();
 }
@@ -96,7 +102,8 @@ void WeightedLoss::add(double weight, std::unique_ptr<Loss> loss) {
   terms_.emplace_back(weight, std::move(loss));
 }
 
-torch::Tensor WeightedLoss::operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const {
+torch::Tensor WeightedLoss::operator()(const torch::Tensor& scores,
+                                       const torch::Tensor& runtimes) const {
   torch::Tensor total = scores.sum() * 0;
   for (const auto& [weight, loss] : terms_) total = total + weight * (*loss)(scores, runtimes);
   return total;
@@ -124,7 +131,8 @@ std::unique_ptr<Loss> make_loss(const std::string& name) {
 
 std::unique_ptr<WeightedLoss> parse_loss_spec(const std::string& spec) {
   auto result = std::make_unique<WeightedLoss>();
-  check_data(!spec.empty(), "loss spec", "", "no loss named (e.g. \"listmle\" or \"diffmat:1,mape:0.1\")");
+  check_data(!spec.empty(), "loss spec", "",
+             "no loss named (e.g. \"listmle\" or \"diffmat:1,mape:0.1\")");
   size_t begin = 0;
   while (begin <= spec.size()) {
     // Every comma separates two items, so "a," is an error (an empty name), not "a".
@@ -142,8 +150,8 @@ std::unique_ptr<WeightedLoss> parse_loss_spec(const std::string& spec) {
       } catch (const std::exception&) {
         used = 0;
       }
-      check_data(used == text.size() && used > 0 && std::isfinite(weight), "loss spec '" + spec + "'",
-                 name, "weight '" + text + "' is not a number");
+      check_data(used == text.size() && used > 0 && std::isfinite(weight),
+                 "loss spec '" + spec + "'", name, "weight '" + text + "' is not a number");
     }
     result->add(weight, make_loss(name));
   }

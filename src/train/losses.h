@@ -16,7 +16,8 @@ class Loss {
  public:
   virtual ~Loss() = default;
   // The loss of one slate: a 0-dim tensor in the dtype of scores.
-  virtual torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const = 0;
+  virtual torch::Tensor operator()(const torch::Tensor& scores,
+                                   const torch::Tensor& runtimes) const = 0;
   virtual std::string name() const = 0;
 };
 
@@ -27,19 +28,21 @@ class Loss {
 class ListMleLoss : public Loss {
  public:
   explicit ListMleLoss(double clip = 100.0) : clip_(clip) {}
-  torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const override;
+  torch::Tensor operator()(const torch::Tensor& scores,
+                           const torch::Tensor& runtimes) const override;
   std::string name() const override { return "listmle"; }
 
  private:
   double clip_;
 };
 
-// Pairwise hinge: the mean over pairs with different runtimes of max(0, margin - (s_slow - s_fast)).
-// Zero when there is no such pair.
+// Pairwise hinge: the mean over pairs with different runtimes of max(0, margin - (s_slow -
+// s_fast)). Zero when there is no such pair.
 class PairwiseHingeLoss : public Loss {
  public:
   explicit PairwiseHingeLoss(double margin = 0.1) : margin_(margin) {}
-  torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const override;
+  torch::Tensor operator()(const torch::Tensor& scores,
+                           const torch::Tensor& runtimes) const override;
   std::string name() const override { return "hinge"; }
 
  private:
@@ -53,7 +56,8 @@ class PairwiseHingeLoss : public Loss {
 class DiffMatLoss : public Loss {
  public:
   static constexpr double kMargin = 0.01;
-  torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const override;
+  torch::Tensor operator()(const torch::Tensor& scores,
+                           const torch::Tensor& runtimes) const override;
   std::string name() const override { return "diffmat"; }
 };
 
@@ -61,7 +65,8 @@ class DiffMatLoss : public Loss {
 // mean(|s - q| / q). Runtimes must be positive (an Error otherwise).
 class MapeLoss : public Loss {
  public:
-  torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const override;
+  torch::Tensor operator()(const torch::Tensor& scores,
+                           const torch::Tensor& runtimes) const override;
   std::string name() const override { return "mape"; }
 };
 
@@ -69,7 +74,8 @@ class MapeLoss : public Loss {
 class WeightedLoss : public Loss {
  public:
   void add(double weight, std::unique_ptr<Loss> loss);
-  torch::Tensor operator()(const torch::Tensor& scores, const torch::Tensor& runtimes) const override;
+  torch::Tensor operator()(const torch::Tensor& scores,
+                           const torch::Tensor& runtimes) const override;
   // The spec it came from, e.g. "diffmat:1,mape:0.1".
   std::string name() const override;
   size_t size() const { return terms_.size(); }

@@ -63,29 +63,52 @@ void read(const nlohmann::json& value, const std::string& key, T& out) {
 void from_json(const nlohmann::json& j, TrainOptions& o) {
   check_data(j.is_object(), "train options", "", "expected a JSON object");
   for (const auto& [key, value] : j.items()) {
-    if (key == "data") read(value, key, o.data);
-    else if (key == "collection") read(value, key, o.collection);
-    else if (key == "split") read(value, key, o.split);
-    else if (key == "valid_split") read(value, key, o.valid_split);
-    else if (key == "iterations") read(value, key, o.iterations);
-    else if (key == "graphs_per_batch") read(value, key, o.graphs_per_batch);
-    else if (key == "slate_size") read(value, key, o.slate_size);
-    else if (key == "loss") read(value, key, o.loss);
-    else if (key == "optimizer") read(value, key, o.optimizer);
-    else if (key == "lr") read(value, key, o.lr);
-    else if (key == "weight_decay") read(value, key, o.weight_decay);
-    else if (key == "decay_at") read(value, key, o.decay_at);
-    else if (key == "grad_clip") read(value, key, o.grad_clip);
-    else if (key == "log_every") read(value, key, o.log_every);
-    else if (key == "validate_every") read(value, key, o.validate_every);
-    else if (key == "valid_configs_per_graph") read(value, key, o.valid_configs_per_graph);
-    else if (key == "valid_batch") read(value, key, o.valid_batch);
-    else if (key == "valid_predictions_graphs") read(value, key, o.valid_predictions_graphs);
-    else if (key == "checkpoint_every") read(value, key, o.checkpoint_every);
-    else if (key == "seed") read(value, key, o.seed);
-    else if (key == "threads") read(value, key, o.threads);
-    else if (key == "model") model::from_json(value, o.model);
-    else throw Error("train options", key, "unknown key");
+    if (key == "data")
+      read(value, key, o.data);
+    else if (key == "collection")
+      read(value, key, o.collection);
+    else if (key == "split")
+      read(value, key, o.split);
+    else if (key == "valid_split")
+      read(value, key, o.valid_split);
+    else if (key == "iterations")
+      read(value, key, o.iterations);
+    else if (key == "graphs_per_batch")
+      read(value, key, o.graphs_per_batch);
+    else if (key == "slate_size")
+      read(value, key, o.slate_size);
+    else if (key == "loss")
+      read(value, key, o.loss);
+    else if (key == "optimizer")
+      read(value, key, o.optimizer);
+    else if (key == "lr")
+      read(value, key, o.lr);
+    else if (key == "weight_decay")
+      read(value, key, o.weight_decay);
+    else if (key == "decay_at")
+      read(value, key, o.decay_at);
+    else if (key == "grad_clip")
+      read(value, key, o.grad_clip);
+    else if (key == "log_every")
+      read(value, key, o.log_every);
+    else if (key == "validate_every")
+      read(value, key, o.validate_every);
+    else if (key == "valid_configs_per_graph")
+      read(value, key, o.valid_configs_per_graph);
+    else if (key == "valid_batch")
+      read(value, key, o.valid_batch);
+    else if (key == "valid_predictions_graphs")
+      read(value, key, o.valid_predictions_graphs);
+    else if (key == "checkpoint_every")
+      read(value, key, o.checkpoint_every);
+    else if (key == "seed")
+      read(value, key, o.seed);
+    else if (key == "threads")
+      read(value, key, o.threads);
+    else if (key == "model")
+      model::from_json(value, o.model);
+    else
+      throw Error("train options", key, "unknown key");
   }
 }
 

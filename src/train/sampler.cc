@@ -65,13 +65,14 @@ GraphTensorCache::GraphTensorCache(const data::Collection& collection)
 const model::GraphTensors& GraphTensorCache::get(int64_t g) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!tensors_[g]) {
-    tensors_[g] = std::make_unique<model::GraphTensors>(model::make_graph_tensors(collection_.graph(g)));
+    tensors_[g] =
+        std::make_unique<model::GraphTensors>(model::make_graph_tensors(collection_.graph(g)));
   }
   return *tensors_[g];
 }
 
-Sampler::Sampler(const data::Collection& collection, GraphTensorCache& cache, const SamplerOptions& options,
-                 int64_t first_batch)
+Sampler::Sampler(const data::Collection& collection, GraphTensorCache& cache,
+                 const SamplerOptions& options, int64_t first_batch)
     : collection_(collection), cache_(cache), options_(options), next_index_(first_batch) {
   const std::string where = "sampler (" + collection.id().str() + " " + collection.split() + ")";
   check_data(options.graphs_per_batch > 0, where, "graphs_per_batch", "must be at least 1");
@@ -102,7 +103,8 @@ Batch Sampler::make_batch(int64_t k) {
   for (int64_t i = 0; i < options_.graphs_per_batch; ++i) {
     const int64_t g = eligible_[random.below(eligible_.size())];
     const data::ConfigView configs = collection_.configs(g);
-    std::vector<int64_t> chosen = sample_without_replacement(random, configs.count, options_.slate_size);
+    std::vector<int64_t> chosen =
+        sample_without_replacement(random, configs.count, options_.slate_size);
     model::Slate slate = model::make_slate(cache_.get(g), configs, chosen);
     slate.graph_index = g;
     batch.slates.push_back(std::move(slate));
@@ -115,7 +117,8 @@ void Sampler::produce() {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stop_ || static_cast<int64_t>(ready_.size()) < options_.prefetch; });
+      changed_.wait(
+          lock, [&] { return stop_ || static_cast<int64_t>(ready_.size()) < options_.prefetch; });
       if (stop_) return;
     }
     try {

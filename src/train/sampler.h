@@ -45,7 +45,7 @@ struct SamplerOptions {
   int64_t graphs_per_batch = 4;  // G
   int64_t slate_size = 10;       // S
   uint64_t seed = 0;
-  int64_t prefetch = 2;          // batches prepared ahead (1 or 2 is enough)
+  int64_t prefetch = 2;  // batches prepared ahead (1 or 2 is enough)
 };
 
 struct Batch {
@@ -70,8 +70,8 @@ class Sampler {
  public:
   // The collection must outlive the sampler and carry runtimes; graphs with fewer than 2
   // configurations are never drawn (an Error when none is left).
-  Sampler(const data::Collection& collection, GraphTensorCache& cache, const SamplerOptions& options,
-          int64_t first_batch = 0);
+  Sampler(const data::Collection& collection, GraphTensorCache& cache,
+          const SamplerOptions& options, int64_t first_batch = 0);
   ~Sampler();
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;

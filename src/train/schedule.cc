@@ -13,8 +13,8 @@ double learning_rate_at(const ScheduleOptions& options, int64_t iteration) {
   return options.lr * std::pow(10.0, -0.5 * decays);
 }
 
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& parameters,
-                                                        const ScheduleOptions& options) {
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(
+    const std::vector<torch::Tensor>& parameters, const ScheduleOptions& options) {
   if (options.optimizer == "adam") {
     return std::make_unique<torch::optim::Adam>(
         parameters, torch::optim::AdamOptions(options.lr).weight_decay(options.weight_decay));
@@ -32,8 +32,9 @@ void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   }
 }
 
-double optimizer_step(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters,
-                      const ScheduleOptions& options, int64_t iteration) {
+double optimizer_step(torch::optim::Optimizer& optimizer,
+                      const std::vector<torch::Tensor>& parameters, const ScheduleOptions& options,
+                      int64_t iteration) {
   set_learning_rate(optimizer, learning_rate_at(options, iteration));
   double norm = 0;
   if (options.grad_clip > 0) {

@@ -53,7 +53,8 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
   while (std::getline(in, line)) {
     if (line.empty()) continue;
     auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (parsed.is_object() && parsed.value("iteration", int64_t{0}) <= iteration) kept += line + "\n";
+    if (parsed.is_object() && parsed.value("iteration", int64_t{0}) <= iteration)
+      kept += line + "\n";
   }
   write_file_atomically(path, kept);
 }
@@ -67,8 +68,9 @@ void request_stop() { stop_flag = true; }
 bool stop_requested() { return stop_flag; }
 void clear_stop_request() { stop_flag = false; }
 
-nlohmann::json validate(model::Ranker& model, const data::Collection& valid, GraphTensorCache& cache,
-                        const TrainOptions& options, std::vector<GraphPrediction>* predictions) {
+nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
+                        GraphTensorCache& cache, const TrainOptions& options,
+                        std::vector<GraphPrediction>* predictions) {
   torch::NoGradGuard no_grad;
   const bool was_training = model->is_training();
   model->eval();
@@ -84,14 +86,15 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid, Gra
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) continue;
     Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
-    std::vector<int64_t> indices =
-        sample_without_replacement(random, configs.count, std::max<int64_t>(2, options.valid_configs_per_graph));
+    std::vector<int64_t> indices = sample_without_replacement(
+        random, configs.count, std::max<int64_t>(2, options.valid_configs_per_graph));
     std::sort(indices.begin(), indices.end());
     GraphPrediction prediction;
     prediction.graph = valid.graph(g).name;
     for (size_t begin = 0; begin < indices.size(); begin += chunk) {
-      std::vector<int64_t> part(indices.begin() + begin,
-                                indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
+      std::vector<int64_t> part(
+          indices.begin() + begin,
+          indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
       model::Slate slate = model::make_slate(cache.get(g), configs, part);
       slate.graph_index = g;
       std::vector<double> scores = to_vector(model->forward(slate));
@@ -124,7 +127,8 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid, Gra
   return result;
 }
 
-model::ModelOptions resolve_model_options(const model::ModelOptions& options, const data::Collection& collection) {
+model::ModelOptions resolve_model_options(const model::ModelOptions& options,
+                                          const data::Collection& collection) {
   model::ModelOptions resolved = options;
   resolved.kind = collection.id().kind;
   resolved.node_feature_width = collection.node_feature_width();
@@ -199,11 +203,13 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     Batch batch = sampler.next();
     optimizer->zero_grad();
     torch::Tensor total = torch::zeros({});
-    for (const model::Slate& slate : batch.slates) total = total + (*loss)(model->forward(slate), slate.runtimes);
+    for (const model::Slate& slate : batch.slates)
+      total = total + (*loss)(model->forward(slate), slate.runtimes);
     total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",
-               "not finite at iteration " + std::to_string(iteration) + " (try a lower lr or a loss clip)");
+               "not finite at iteration " + std::to_string(iteration) +
+                   " (try a lower lr or a loss clip)");
     total.backward();
     last_grad_norm = optimizer_step(*optimizer, parameters, schedule, iteration);
     ++iteration;
@@ -212,25 +218,31 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     interval_configs += batch.configs();
 
     const bool last = iteration == options.iterations;
-    const bool validate_now = validating && (last || (options.validate_every > 0 && iteration % options.validate_every == 0));
+    const bool validate_now =
+        validating &&
+        (last || (options.validate_every > 0 && iteration % options.validate_every == 0));
     if (iteration % log_every == 0 || last || validate_now) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - interval_start).count();
       const double wait = sampler.wait_seconds() - interval_wait_start;
-      nlohmann::json line = {{"iteration", iteration},
-                             {"loss", interval_loss / interval_iterations},
-                             {"lr", learning_rate_at(schedule, iteration - 1)},
-                             {"grad_norm", last_grad_norm},
-                             {"configs_per_s", seconds > 0 ? interval_configs / seconds : 0.0},
-                             {"data_wait_fraction", seconds > 0 ? std::min(1.0, wait / seconds) : 0.0}};
+      nlohmann::json line = {
+          {"iteration", iteration},
+          {"loss", interval_loss / interval_iterations},
+          {"lr", learning_rate_at(schedule, iteration - 1)},
+          {"grad_norm", last_grad_norm},
+          {"configs_per_s", seconds > 0 ? interval_configs / seconds : 0.0},
+          {"data_wait_fraction", seconds > 0 ? std::min(1.0, wait / seconds) : 0.0}};
       result.last_loss = interval_loss / interval_iterations;
       if (validate_now) {
         std::vector<GraphPrediction> predictions;
-        result.last_validation = validate(model, *valid_set, *valid_cache, options, last ? &predictions : nullptr);
+        result.last_validation =
+            validate(model, *valid_set, *valid_cache, options, last ? &predictions : nullptr);
         line.update(result.last_validation);
         if (last) {
           std::string text;
-          for (size_t i = 0; i < predictions.size() && static_cast<int64_t>(i) < options.valid_predictions_graphs; ++i) {
+          for (size_t i = 0;
+               i < predictions.size() && static_cast<int64_t>(i) < options.valid_predictions_graphs;
+               ++i) {
             text += nlohmann::json{{"graph", predictions[i].graph},
                                    {"config_indices", predictions[i].config_indices},
                                    {"predicted", predictions[i].predicted},
@@ -248,7 +260,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
       interval_start = std::chrono::steady_clock::now();
       interval_wait_start = sampler.wait_seconds();
     }
-    if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0) checkpoint(iteration);
+    if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0)
+      checkpoint(iteration);
     char extra[96];
     std::snprintf(extra, sizeof extra, "loss %.4g", result.last_loss);
     progress.update(iteration, extra);

@@ -35,18 +35,20 @@ struct GraphPrediction {
 // seeded sample of options.valid_configs_per_graph configurations each. Layout: kendall_tau,
 // opa; tile: top1_error, top5_error, top10_error, tile_score; plus valid_graphs (the count).
 // Per-graph predictions go to *predictions when given.
-nlohmann::json validate(model::Ranker& model, const data::Collection& valid, GraphTensorCache& cache,
-                        const TrainOptions& options, std::vector<GraphPrediction>* predictions = nullptr);
+nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
+                        GraphTensorCache& cache, const TrainOptions& options,
+                        std::vector<GraphPrediction>* predictions = nullptr);
 
 struct TrainResult {
   int64_t iterations = 0;  // iterations completed in total
   bool interrupted = false;
-  double last_loss = 0;    // mean loss of the last logged interval
+  double last_loss = 0;            // mean loss of the last logged interval
   nlohmann::json last_validation;  // empty when no validation ran
 };
 
 // Fills the data-dependent model options (kind, feature widths) from a collection.
-model::ModelOptions resolve_model_options(const model::ModelOptions& options, const data::Collection& collection);
+model::ModelOptions resolve_model_options(const model::ModelOptions& options,
+                                          const data::Collection& collection);
 
 // Trains on train_set, validating on valid_set (may be null), writing into run_dir (created
 // when missing). resume: continue from run_dir/checkpoint.pt with its stored options; only

@@ -29,9 +29,11 @@ TEST(TrainCli, HelpShowsDefaults) {
 TEST(TrainCli, UnknownConfigKeyIsOneClearError) {
   const std::string path = ::testing::TempDir() + "graphcost_train_bad_config.json";
   std::ofstream(path) << R"({"iterations": 5, "learning_rate": 0.1})";
-  auto [status, output] = run_graphcost("train --out " + ::testing::TempDir() + "unused --config " + path);
+  auto [status, output] =
+      run_graphcost("train --out " + ::testing::TempDir() + "unused --config " + path);
   EXPECT_EQ(status, 1);
-  EXPECT_NE(output.find(path + ": train options: learning_rate: unknown key"), std::string::npos) << output;
+  EXPECT_NE(output.find(path + ": train options: learning_rate: unknown key"), std::string::npos)
+      << output;
   std::remove(path.c_str());
 }
 

@@ -18,7 +18,8 @@ double value(const Loss& loss, std::vector<double> scores, std::vector<double> r
 }
 
 // The gradient of the loss with respect to the scores.
-std::vector<double> gradient(const Loss& loss, std::vector<double> scores, std::vector<double> runtimes) {
+std::vector<double> gradient(const Loss& loss, std::vector<double> scores,
+                             std::vector<double> runtimes) {
   torch::Tensor s = f64(scores).requires_grad_(true);
   loss(s, f64(runtimes)).backward();
   torch::Tensor g = s.grad();
@@ -29,13 +30,15 @@ TEST(ListMleLoss, ThreeConfigsInPredictedOrder) {
   // Measured order 0,1,2; utilities u = -s = [0, -1, -2].
   // position 0: log(1 + e^-1 + e^-2) - 0 = log(1.50321472) = 0.40760596
   // position 1: log(e^-1 + e^-2) + 1 = log(1 + e^-1) = 0.31326169; position 2: 0.
-  EXPECT_NEAR(value(ListMleLoss(), {0, 1, 2}, {1, 2, 3}), 0.40760596444438 + 0.31326168751822, 1e-12);
+  EXPECT_NEAR(value(ListMleLoss(), {0, 1, 2}, {1, 2, 3}), 0.40760596444438 + 0.31326168751822,
+              1e-12);
 }
 
 TEST(ListMleLoss, ThreeConfigsInReverseOrder) {
   // Measured order 2,1,0; u = [-2, -1, 0]: log(e^-2 + e^-1 + 1) + 2 = 2.40760596,
   // log(e^-1 + 1) + 1 = 1.31326169, 0.
-  EXPECT_NEAR(value(ListMleLoss(), {0, 1, 2}, {3, 2, 1}), 2.40760596444438 + 1.31326168751822, 1e-12);
+  EXPECT_NEAR(value(ListMleLoss(), {0, 1, 2}, {3, 2, 1}), 2.40760596444438 + 1.31326168751822,
+              1e-12);
 }
 
 TEST(ListMleLoss, TiedRuntimesKeepSlateOrder) {
@@ -46,8 +49,8 @@ TEST(ListMleLoss, TiedRuntimesKeepSlateOrder) {
 }
 
 TEST(ListMleLoss, ShiftInvariant) {
-  EXPECT_NEAR(value(ListMleLoss(), {1000, 1001, 1002}, {1, 2, 3}), value(ListMleLoss(), {0, 1, 2}, {1, 2, 3}),
-              1e-9);
+  EXPECT_NEAR(value(ListMleLoss(), {1000, 1001, 1002}, {1, 2, 3}),
+              value(ListMleLoss(), {0, 1, 2}, {1, 2, 3}), 1e-9);
 }
 
 TEST(ListMleLoss, ClipScalesLargeScoresDown) {
@@ -97,7 +100,8 @@ TEST(DiffMatLoss, FourConfigs) {
 }
 
 TEST(DiffMatLoss, TiesAreLeftOut) {
-  // Runtimes [1,1,2]: pairs (0,2) max(0, 0 - 0.2 + 0.01) = 0, (1,2) 0.5 - 0.2 + 0.01 = 0.31; mean 0.155.
+  // Runtimes [1,1,2]: pairs (0,2) max(0, 0 - 0.2 + 0.01) = 0, (1,2) 0.5 - 0.2 + 0.01 = 0.31; mean
+  // 0.155.
   EXPECT_NEAR(value(DiffMatLoss(), {0, 0.5, 0.2}, {1, 1, 2}), 0.155, 1e-12);
   EXPECT_EQ(value(DiffMatLoss(), {0, 0.5, 0.2}, {2, 2, 2}), 0.0);
 }
@@ -108,7 +112,8 @@ TEST(DiffMatLoss, EqualsHingeWithMarginOnePercentOnRandomSlates) {
   for (int trial = 0; trial < 20; ++trial) {
     torch::Tensor s = torch::randn({9}, torch::kFloat64) * 0.02;
     torch::Tensor r = torch::randint(0, 4, {9}, torch::kFloat64);
-    EXPECT_NEAR(DiffMatLoss()(s, r).item<double>(), PairwiseHingeLoss(0.01)(s, r).item<double>(), 1e-12);
+    EXPECT_NEAR(DiffMatLoss()(s, r).item<double>(), PairwiseHingeLoss(0.01)(s, r).item<double>(),
+                1e-12);
   }
 }
 
@@ -145,7 +150,8 @@ TEST(Losses, GradientOfListMleMatchesFiniteDifferences) {
 TEST(Losses, WeightedSumFromSpec) {
   auto loss = parse_loss_spec("diffmat:1,mape:0.1");
   EXPECT_EQ(loss->name(), "diffmat:1,mape:0.1");
-  const double expected = value(DiffMatLoss(), {1, 3, 2.4}, {2, 4, 6}) + 0.1 * value(MapeLoss(), {1, 3, 2.4}, {2, 4, 6});
+  const double expected = value(DiffMatLoss(), {1, 3, 2.4}, {2, 4, 6}) +
+                          0.1 * value(MapeLoss(), {1, 3, 2.4}, {2, 4, 6});
   EXPECT_NEAR(value(*loss, {1, 3, 2.4}, {2, 4, 6}), expected, 1e-12);
   EXPECT_NEAR(value(*parse_loss_spec("listmle"), {0, 1, 2}, {1, 2, 3}), 0.72086765196260, 1e-12);
 }

@@ -4,8 +4,9 @@
 
 namespace graphcost::train::testing {
 
-std::unique_ptr<data::MemoryCollection> make_test_collection(data::ConfigKind kind, int graphs, int configs,
-                                                             uint64_t seed, const std::string& split) {
+std::unique_ptr<data::MemoryCollection> make_test_collection(data::ConfigKind kind, int graphs,
+                                                             int configs, uint64_t seed,
+                                                             const std::string& split) {
   Random random(seed);
   std::vector<data::GraphRecord> records;
   const int64_t width = kind == data::ConfigKind::Tile ? 6 : 4;
@@ -17,8 +18,11 @@ std::unique_ptr<data::MemoryCollection> make_test_collection(data::ConfigKind ki
     graph.feature_width = 8;
     for (int64_t v = 0; v < graph.num_nodes; ++v) {
       graph.opcodes.push_back(static_cast<int32_t>(v % 3));
-      for (int64_t f = 0; f < graph.feature_width; ++f) graph.node_features.push_back(static_cast<float>(random.uniform()));
-      if (v > 0) graph.edges.insert(graph.edges.end(), {static_cast<int32_t>(v), static_cast<int32_t>(v - 1)});
+      for (int64_t f = 0; f < graph.feature_width; ++f)
+        graph.node_features.push_back(static_cast<float>(random.uniform()));
+      if (v > 0)
+        graph.edges.insert(graph.edges.end(),
+                           {static_cast<int32_t>(v), static_cast<int32_t>(v - 1)});
     }
     graph.build_adjacency();
     data::ConfigTable& table = record.configs;

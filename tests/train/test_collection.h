@@ -10,7 +10,8 @@ namespace graphcost::train::testing {
 
 // `graphs` graphs; graph g has `configs + g` configurations (so sizes differ) of a few nodes each.
 // Tile: runtime = 1 + sum of weights * features; layout: the same over the configurable nodes.
-std::unique_ptr<data::MemoryCollection> make_test_collection(data::ConfigKind kind, int graphs, int configs,
-                                                             uint64_t seed, const std::string& split = "train");
+std::unique_ptr<data::MemoryCollection> make_test_collection(data::ConfigKind kind, int graphs,
+                                                             int configs, uint64_t seed,
+                                                             const std::string& split = "train");
 
 }  // namespace graphcost::train::testing

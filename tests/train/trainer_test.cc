@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 using testing::make_test_collection;
 
 std::string fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("graphcost_train_test_" + name + "_" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() /
+                       ("graphcost_train_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   return dir.string();
 }
@@ -154,7 +155,8 @@ TEST(Trainer, StopRequestSavesACheckpointAndNoModel) {
   EXPECT_EQ(result.iterations, 0);
   EXPECT_TRUE(fs::exists(dir + "/checkpoint.pt"));
   EXPECT_FALSE(fs::exists(dir + "/model.pt"));
-  EXPECT_THROW(train(options, *train_set, nullptr, fresh_dir("none"), true), Error);  // nothing to resume
+  EXPECT_THROW(train(options, *train_set, nullptr, fresh_dir("none"), true),
+               Error);  // nothing to resume
   fs::remove_all(dir);
 }
 
