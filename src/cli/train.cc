@@ -1,0 +1,171 @@
+// graphcost train: trains a ranker on one collection and writes a run directory.
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "data/collection.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace graphcost::cli {
+
+namespace {
+
+// Flags override the --config file, which overrides the defaults: each flag writes its field
+// only when it was given on the command line.
+class OptionBinder {
+ public:
+  explicit OptionBinder(CLI::App* command) : command_(command) {}
+
+  template <typename T>
+  void bind(const std::string& flag, T train::TrainOptions::*field, const std::string& help) {
+    auto value = std::make_shared<T>(train::TrainOptions{}.*field);
+    CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
+    appliers_.push_back([option, value, field](train::TrainOptions& o) {
+      if (option->count() > 0) o.*field = *value;
+    });
+  }
+
+  template <typename T>
+  void bind_model(const std::string& flag, T model::ModelOptions::*field, const std::string& help) {
+    auto value = std::make_shared<T>(model::ModelOptions{}.*field);
+    CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
+    appliers_.push_back([option, value, field](train::TrainOptions& o) {
+      if (option->count() > 0) o.model.*field = *value;
+    });
+  }
+
+  void apply(train::TrainOptions& options) const {
+    for (const auto& apply_one : appliers_) apply_one(options);
+  }
+
+ private:
+  CLI::App* command_;
+  std::vector<std::function<void(train::TrainOptions&)>> appliers_;
+};
+
+struct TrainCommand {
+  std::string out;
+  std::string config;
+  bool resume = false;
+  bool skip_invalid = false;
+  std::vector<std::string> exclude;
+  std::unique_ptr<OptionBinder> binder;
+};
+
+void run(const TrainCommand& command) {
+  train::TrainOptions options;
+  const std::string checkpoint = command.out + "/checkpoint.pt";
+  if (command.resume) {
+    // A resumed run keeps its stored options (data path included); explicit --iterations and
+    // --threads still apply, so a finished run can be extended.
+    check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
+    options = train::read_checkpoint_options(checkpoint);
+  } else if (!command.config.empty()) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(command.config));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(command.config, "", std::string("not valid JSON: ") + e.what());
+    }
+    try {
+      train::from_json(j, options);
+    } catch (const Error& e) {
+      throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
+    }
+  }
+  command.binder->apply(options);
+  check_data(!options.data.empty(), "train", "--data",
+             "no dataset path given (--data or \"data\" in --config)");
+  const data::CollectionId id = data::CollectionId::parse(options.collection);
+  data::LoadOptions load;
+  load.skip_invalid = command.skip_invalid;
+  load.exclude = command.exclude;
+  std::unique_ptr<data::Collection> train_set =
+      data::open_collection(options.data, id, options.split, load);
+  std::unique_ptr<data::Collection> valid_set;
+  if (!options.valid_split.empty())
+    valid_set = data::open_collection(options.data, id, options.valid_split, load);
+  std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
+               id.str().c_str(), static_cast<long long>(train_set->size()),
+               static_cast<long long>(valid_set ? valid_set->size() : 0));
+  train::clear_stop_request();
+  train::install_interrupt_handler();
+  const train::TrainResult result =
+      train::train(options, *train_set, valid_set.get(), command.out, command.resume);
+  if (result.interrupted) {
+    std::fprintf(stderr,
+                 "train: stopped at iteration %lld; checkpoint in %s/checkpoint.pt (continue with "
+                 "--resume)\n",
+                 static_cast<long long>(result.iterations), command.out.c_str());
+  } else {
+    std::fprintf(stderr, "train: %lld iterations; model in %s/model.pt\n",
+                 static_cast<long long>(result.iterations), command.out.c_str());
+  }
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  CLI::App* sub =
+      app.add_subcommand("train", "Train a ranker on one collection; writes a run directory");
+  auto command = std::make_shared<TrainCommand>();
+  command->binder = std::make_unique<OptionBinder>(sub);
+  OptionBinder& b = *command->binder;
+  using O = train::TrainOptions;
+  using M = model::ModelOptions;
+  sub->add_option("--out", command->out,
+                  "Run directory (config.json, metrics.jsonl, checkpoint.pt, model.pt)")
+      ->required();
+  sub->add_option("--config", command->config,
+                  "JSON file of training options; flags given here override it");
+  sub->add_flag(
+      "--resume", command->resume,
+      "Continue from RUN_DIR/checkpoint.pt with its stored options (--iterations and --threads "
+      "still apply)");
+  sub->add_flag("--skip-invalid", command->skip_invalid,
+                "Warn and skip files that fail validation");
+  sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");
+  b.bind("--data", &O::data, "Dataset root, collection folder, .npz file or pack");
+  b.bind("--collection", &O::collection,
+         "Collection id: tile:xla or layout:{xla,nlp}:{default,random}");
+  b.bind("--split", &O::split, "Split to train on");
+  b.bind("--valid-split", &O::valid_split, "Split to validate on (empty: none)");
+  b.bind("--iterations", &O::iterations, "Training iterations (batches)");
+  b.bind("--graphs-per-batch", &O::graphs_per_batch, "Graphs per batch (G)");
+  b.bind("--slate-size", &O::slate_size, "Configurations per graph in a batch (S)");
+  b.bind("--loss", &O::loss,
+         "Loss spec: listmle, hinge, diffmat, mape, or weighted e.g. diffmat:1,mape:0.1");
+  b.bind("--optimizer", &O::optimizer, "adam or adamw");
+  b.bind("--lr", &O::lr, "Learning rate");
+  b.bind("--weight-decay", &O::weight_decay, "Weight decay");
+  b.bind("--decay-at", &O::decay_at, "Iterations where the learning rate is divided by sqrt(10)");
+  b.bind("--grad-clip", &O::grad_clip, "Largest global gradient norm (<= 0: no clipping)");
+  b.bind("--log-every", &O::log_every, "Iterations per metrics.jsonl line");
+  b.bind("--validate-every", &O::validate_every,
+         "Iterations between validations (0: only at the end)");
+  b.bind("--valid-configs-per-graph", &O::valid_configs_per_graph,
+         "Configurations sampled per validation graph");
+  b.bind("--valid-batch", &O::valid_batch, "Configurations scored per forward pass in validation");
+  b.bind("--valid-predictions-graphs", &O::valid_predictions_graphs,
+         "Graphs written to valid_predictions.jsonl");
+  b.bind("--checkpoint-every", &O::checkpoint_every,
+         "Iterations between checkpoints (0: only at the end)");
+  b.bind("--seed", &O::seed, "Random seed (model init, batches, validation sample)");
+  b.bind("--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)");
+  b.bind_model("--hidden", &M::hidden, "GraphSAGE layer widths");
+  b.bind_model("--num-opcodes", &M::num_opcodes, "Opcode ids are below this");
+  b.bind_model("--opcode-embedding", &M::opcode_embedding, "Opcode embedding width");
+  b.bind_model("--node-feature-dim", &M::node_feature_dim, "Width of the compressed node features");
+  b.bind_model("--config-embedding", &M::config_embedding,
+               "Configuration embedding width (0: raw features)");
+  b.bind_model("--dropout", &M::dropout, "Dropout probability");
+  b.bind_model("--activation", &M::activation, "Activation function");
+  sub->callback([command] { run(*command); });
+}
+
+}  // namespace graphcost::cli

@@ -1,0 +1,33 @@
+// Checkpoints (resumable training state) and model files (final weights + options, what eval
+// and predict load). Both are written to a temporary file and renamed into place.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+
+#include "model/ranker.h"
+#include "train/options.h"
+
+namespace graphcost::train {
+
+struct CheckpointState {
+  int64_t iteration = 0;   // iterations completed
+  int64_t next_batch = 0;  // the sampler's next batch index
+  TrainOptions options;    // the options the run was started with
+};
+
+// Writes model weights, optimiser state, the iteration, the sampler position, LibTorch's CPU
+// random generator (dropout) and the options to path, atomically.
+void save_checkpoint(const std::string& path, model::Ranker& model,
+                     torch::optim::Optimizer& optimizer, const CheckpointState& state);
+// Reads the options stored in a checkpoint (to build a matching model and optimiser).
+TrainOptions read_checkpoint_options(const std::string& path);
+// Restores model, optimiser and the random generator from path; returns the stored state.
+// A missing or unreadable file is an Error naming it.
+CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
+                                torch::optim::Optimizer& optimizer);
+
+
+}  // namespace graphcost::train

@@ -1,0 +1,49 @@
+// Everything a training run is configured by, with defaults next to the fields. Saved in full
+// as RUN_DIR/config.json so any run can be reproduced.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/ranker.h"
+#include "train/sampler.h"
+#include "train/schedule.h"
+
+namespace graphcost::train {
+
+struct TrainOptions {
+  std::string data;  // dataset root, collection folder, file or pack
+  std::string collection = "layout:xla:random";
+  std::string split = "train";
+  std::string valid_split = "valid";  // empty: no validation
+  int64_t iterations = 1000;
+  int64_t graphs_per_batch = 4;    // G
+  int64_t slate_size = 10;         // S
+  std::string loss = "listmle";    // a loss spec, e.g. "diffmat:1,mape:0.1"
+  std::string optimizer = "adam";  // "adam" or "adamw"
+  double lr = 1e-3;
+  double weight_decay = 0.0;
+  std::vector<int64_t> decay_at;           // iterations where lr is divided by sqrt(10)
+  double grad_clip = 1.0;                  // global gradient norm; <= 0: off
+  int64_t log_every = 50;                  // iterations per metrics line
+  int64_t validate_every = 500;            // 0: only at the end
+  int64_t valid_configs_per_graph = 1000;  // fixed seeded sample per validation graph
+  int64_t valid_batch = 100;               // configurations scored per forward pass
+  int64_t valid_predictions_graphs = 5;    // graphs written to valid_predictions.jsonl
+  int64_t checkpoint_every = 1000;         // 0: only at the end or on interrupt
+  uint64_t seed = 0;
+  int threads = 0;  // <= 0: all cores
+  model::ModelOptions model;
+
+  ScheduleOptions schedule() const;
+  SamplerOptions sampler() const;
+};
+
+void to_json(nlohmann::json& j, const TrainOptions& options);
+// Reads the keys present over the current values; an unknown key or a wrong type is an Error
+// naming the key.
+void from_json(const nlohmann::json& j, TrainOptions& options);
+
+}  // namespace graphcost::train

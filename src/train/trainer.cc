@@ -1,0 +1,281 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "eval/metrics.h"
+#include "model/threads.h"
+#include "train/checkpoint.h"
+#include "train/losses.h"
+#include "train/schedule.h"
+
+namespace graphcost::train {
+
+namespace {
+
+std::atomic<bool> stop_flag{false};
+
+extern "C" void on_interrupt(int) {
+  stop_flag = true;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+// Validation samples come from their own stream family so they never overlap the batches'.
+constexpr uint64_t kValidationStream = 0x76616c6964ULL;
+
+std::vector<double> to_vector(const torch::Tensor& t) {
+  torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+void append_line(const std::string& path, const nlohmann::json& line) {
+  std::ofstream out(path, std::ios::app);
+  out << line.dump() << "\n";
+  out.flush();
+  check_data(out.good(), path, "", "cannot append");
+}
+
+// On resume, drops the lines logged after the checkpoint: they are about to be redone.
+void truncate_metrics(const std::string& path, int64_t iteration) {
+  if (!std::filesystem::exists(path)) return;
+  std::istringstream in(read_file(path));
+  std::string kept, line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    auto parsed = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (parsed.is_object() && parsed.value("iteration", int64_t{0}) <= iteration)
+      kept += line + "\n";
+  }
+  write_file_atomically(path, kept);
+}
+
+double mean_or_nan(double sum, int64_t count) { return count ? sum / count : std::nan(""); }
+
+}  // namespace
+
+void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+void request_stop() { stop_flag = true; }
+bool stop_requested() { return stop_flag; }
+void clear_stop_request() { stop_flag = false; }
+
+nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
+                        GraphTensorCache& cache, const TrainOptions& options,
+                        std::vector<GraphPrediction>* predictions) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  const bool tile = valid.id().kind == data::ConfigKind::Tile;
+  const std::vector<std::string> names =
+      tile ? std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}
+           : std::vector<std::string>{"kendall_tau", "opa"};
+  std::vector<double> sums(names.size(), 0);
+  std::vector<int64_t> counts(names.size(), 0);
+  int64_t graphs = 0;
+  const int64_t chunk = std::max<int64_t>(1, options.valid_batch);
+  for (int64_t g = 0; g < valid.size(); ++g) {
+    const data::ConfigView configs = valid.configs(g);
+    if (!configs.has_runtimes() || configs.count < 2) continue;
+    Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
+    std::vector<int64_t> indices = sample_without_replacement(
+        random, configs.count, std::max<int64_t>(2, options.valid_configs_per_graph));
+    std::sort(indices.begin(), indices.end());
+    GraphPrediction prediction;
+    prediction.graph = valid.graph(g).name;
+    for (size_t begin = 0; begin < indices.size(); begin += chunk) {
+      std::vector<int64_t> part(
+          indices.begin() + begin,
+          indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
+      model::Slate slate = model::make_slate(cache.get(g), configs, part);
+      slate.graph_index = g;
+      std::vector<double> scores = to_vector(model->forward(slate));
+      prediction.predicted.insert(prediction.predicted.end(), scores.begin(), scores.end());
+    }
+    for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
+    const auto& p = prediction.predicted;
+    const auto& m = prediction.measured;
+    const std::vector<double> values =
+        tile ? std::vector<double>{eval::top_k_error(p, m, 1), eval::top_k_error(p, m, 5),
+                                   eval::top_k_error(p, m, 10), eval::tile_score(p, m)}
+             : std::vector<double>{eval::kendall_tau(p, m), eval::ordered_pair_accuracy(p, m)};
+    for (size_t i = 0; i < values.size(); ++i) {
+      // Undefined per-graph values (constant predictions or runtimes) are left out of the mean.
+      if (std::isfinite(values[i])) {
+        sums[i] += values[i];
+        ++counts[i];
+      }
+    }
+    ++graphs;
+    prediction.config_indices = std::move(indices);
+    if (predictions) predictions->push_back(std::move(prediction));
+  }
+  if (was_training) model->train();
+  nlohmann::json result = {{"valid_graphs", graphs}};
+  for (size_t i = 0; i < names.size(); ++i) {
+    const double mean = mean_or_nan(sums[i], counts[i]);
+    result[names[i]] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
+  }
+  return result;
+}
+
+model::ModelOptions resolve_model_options(const model::ModelOptions& options,
+                                          const data::Collection& collection) {
+  model::ModelOptions resolved = options;
+  resolved.kind = collection.id().kind;
+  resolved.node_feature_width = collection.node_feature_width();
+  resolved.config_width = collection.config_width();
+  return resolved;
+}
+
+TrainResult train(const TrainOptions& requested, const data::Collection& train_set,
+                  const data::Collection* valid_set, const std::string& run_dir, bool resume) {
+  namespace fs = std::filesystem;
+  const std::string checkpoint_path = (fs::path(run_dir) / "checkpoint.pt").string();
+  const std::string metrics_path = (fs::path(run_dir) / "metrics.jsonl").string();
+  TrainOptions options = requested;
+  if (resume) {
+    check_data(fs::exists(checkpoint_path), checkpoint_path, "", "no checkpoint to resume from");
+    options = read_checkpoint_options(checkpoint_path);
+    options.iterations = requested.iterations;
+    options.threads = requested.threads;
+  }
+  options.model = resolve_model_options(options.model, train_set);
+  model::set_threads(options.threads);
+  torch::manual_seed(options.seed);
+  model::Ranker model(options.model);
+  const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);
+  const ScheduleOptions schedule = options.schedule();
+  const std::vector<torch::Tensor> parameters = model->parameters();
+  const std::unique_ptr<torch::optim::Optimizer> optimizer = make_optimizer(parameters, schedule);
+
+  int64_t iteration = 0;
+  int64_t first_batch = 0;
+  std::error_code ignored;
+  fs::create_directories(run_dir, ignored);
+  check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
+  if (resume) {
+    const CheckpointState state = load_checkpoint(checkpoint_path, model, *optimizer);
+    iteration = state.iteration;
+    first_batch = state.next_batch;
+    truncate_metrics(metrics_path, iteration);
+  } else {
+    write_file_atomically(metrics_path, "");
+  }
+  nlohmann::json config = options;
+  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
+
+  GraphTensorCache train_cache(train_set);
+  std::unique_ptr<GraphTensorCache> valid_cache;
+  const bool validating = valid_set != nullptr && valid_set->size() > 0;
+  if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set);
+  Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
+
+  auto checkpoint = [&](int64_t done) {
+    CheckpointState state;
+    state.iteration = done;
+    state.next_batch = sampler.next_index();
+    state.options = options;
+    save_checkpoint(checkpoint_path, model, *optimizer, state);
+  };
+
+  TrainResult result;
+  Progress progress("train", options.iterations, "it");
+  double interval_loss = 0, last_grad_norm = 0;
+  int64_t interval_iterations = 0, interval_configs = 0;
+  auto interval_start = std::chrono::steady_clock::now();
+  double interval_wait_start = sampler.wait_seconds();
+  const int64_t log_every = std::max<int64_t>(1, options.log_every);
+  model->train();
+  while (iteration < options.iterations) {
+    if (stop_requested()) {
+      result.interrupted = true;
+      break;
+    }
+    Batch batch = sampler.next();
+    optimizer->zero_grad();
+    torch::Tensor total = torch::zeros({});
+    for (const model::Slate& slate : batch.slates)
+      total = total + (*loss)(model->forward(slate), slate.runtimes);
+    total = total / static_cast<double>(batch.slates.size());
+    const double loss_value = total.item<double>();
+    check_data(std::isfinite(loss_value), "training", "loss",
+               "not finite at iteration " + std::to_string(iteration) +
+                   " (try a lower lr or a loss clip)");
+    total.backward();
+    last_grad_norm = optimizer_step(*optimizer, parameters, schedule, iteration);
+    ++iteration;
+    interval_loss += loss_value;
+    ++interval_iterations;
+    interval_configs += batch.configs();
+
+    const bool last = iteration == options.iterations;
+    const bool validate_now =
+        validating &&
+        (last || (options.validate_every > 0 && iteration % options.validate_every == 0));
+    if (iteration % log_every == 0 || last || validate_now) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - interval_start).count();
+      const double wait = sampler.wait_seconds() - interval_wait_start;
+      nlohmann::json line = {
+          {"iteration", iteration},
+          {"loss", interval_loss / interval_iterations},
+          {"lr", learning_rate_at(schedule, iteration - 1)},
+          {"grad_norm", last_grad_norm},
+          {"configs_per_s", seconds > 0 ? interval_configs / seconds : 0.0},
+          {"data_wait_fraction", seconds > 0 ? std::min(1.0, wait / seconds) : 0.0}};
+      result.last_loss = interval_loss / interval_iterations;
+      if (validate_now) {
+        std::vector<GraphPrediction> predictions;
+        result.last_validation =
+            validate(model, *valid_set, *valid_cache, options, last ? &predictions : nullptr);
+        line.update(result.last_validation);
+        if (last) {
+          std::string text;
+          for (size_t i = 0;
+               i < predictions.size() && static_cast<int64_t>(i) < options.valid_predictions_graphs;
+               ++i) {
+            text += nlohmann::json{{"graph", predictions[i].graph},
+                                   {"config_indices", predictions[i].config_indices},
+                                   {"predicted", predictions[i].predicted},
+                                   {"measured", predictions[i].measured}}
+                        .dump() +
+                    "\n";
+          }
+          write_file_atomically((fs::path(run_dir) / "valid_predictions.jsonl").string(), text);
+        }
+      }
+      append_line(metrics_path, line);
+      interval_loss = 0;
+      interval_iterations = 0;
+      interval_configs = 0;
+      interval_start = std::chrono::steady_clock::now();
+      interval_wait_start = sampler.wait_seconds();
+    }
+    if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0)
+      checkpoint(iteration);
+    char extra[96];
+    std::snprintf(extra, sizeof extra, "loss %.4g", result.last_loss);
+    progress.update(iteration, extra);
+  }
+  checkpoint(iteration);
+  result.iterations = iteration;
+  if (!result.interrupted) model::save_model(model, (fs::path(run_dir) / "model.pt").string());
+  if (result.interrupted) {
+    // finish() would report the full total; end the progress line where the run stopped.
+    std::fprintf(stderr, "\n");
+  } else {
+    progress.finish();
+  }
+  return result;
+}
+
+}  // namespace graphcost::train

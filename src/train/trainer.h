@@ -1,0 +1,59 @@
+// The training loop: batches from the sampler, the loss spec, the optimiser and its schedule;
+// a progress line; validation metrics every N iterations; atomic checkpoints; resume; a clean
+// stop on Ctrl-C. Files in RUN_DIR: config.json (resolved options), metrics.jsonl (one JSON
+// object per logged iteration), checkpoint.pt, model.pt, valid_predictions.jsonl.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "data/collection.h"
+#include "model/ranker.h"
+#include "train/options.h"
+#include "train/sampler.h"
+
+namespace graphcost::train {
+
+// Makes SIGINT set the stop flag (a second SIGINT ends the process as usual).
+void install_interrupt_handler();
+// Sets, reads and clears the flag the loop polls before every iteration.
+void request_stop();
+bool stop_requested();
+void clear_stop_request();
+
+// One validation graph's scores and measured runtimes on its validation sample.
+struct GraphPrediction {
+  std::string graph;
+  std::vector<int64_t> config_indices;
+  std::vector<double> predicted;
+  std::vector<double> measured;
+};
+
+// Means over the graphs of valid (those with runtimes and >= 2 configurations) on a fixed
+// seeded sample of options.valid_configs_per_graph configurations each. Layout: kendall_tau,
+// opa; tile: top1_error, top5_error, top10_error, tile_score; plus valid_graphs (the count).
+// Per-graph predictions go to *predictions when given.
+nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
+                        GraphTensorCache& cache, const TrainOptions& options,
+                        std::vector<GraphPrediction>* predictions = nullptr);
+
+struct TrainResult {
+  int64_t iterations = 0;  // iterations completed in total
+  bool interrupted = false;
+  double last_loss = 0;            // mean loss of the last logged interval
+  nlohmann::json last_validation;  // empty when no validation ran
+};
+
+// Fills the data-dependent model options (kind, feature widths) from a collection.
+model::ModelOptions resolve_model_options(const model::ModelOptions& options,
+                                          const data::Collection& collection);
+
+// Trains on train_set, validating on valid_set (may be null), writing into run_dir (created
+// when missing). resume: continue from run_dir/checkpoint.pt with its stored options; only
+// iterations and threads are taken from options (so a finished run can be extended).
+TrainResult train(const TrainOptions& options, const data::Collection& train_set,
+                  const data::Collection* valid_set, const std::string& run_dir, bool resume);
+
+}  // namespace graphcost::train

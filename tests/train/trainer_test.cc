@@ -1,0 +1,164 @@
+#include "train/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "test_collection.h"
+#include "train/checkpoint.h"
+
+namespace graphcost::train {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::make_test_collection;
+
+std::string fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() /
+                       ("graphcost_train_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+std::vector<nlohmann::json> read_lines(const std::string& path) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TrainOptions small_options() {
+  TrainOptions options;
+  options.iterations = 40;
+  options.graphs_per_batch = 2;
+  options.slate_size = 6;
+  options.log_every = 10;
+  options.validate_every = 20;
+  options.valid_configs_per_graph = 8;
+  options.checkpoint_every = 0;
+  options.threads = 1;
+  options.seed = 11;
+  options.model.hidden = {8, 8};
+  return options;
+}
+
+TEST(TrainOptions, JsonRoundTrip) {
+  TrainOptions options;
+  options.collection = "tile:xla";
+  options.loss = "diffmat:1,mape:0.1";
+  options.decay_at = {240000, 280000};
+  options.seed = 7;
+  options.lr = 3e-4;
+  options.model.hidden = {64, 64};
+  nlohmann::json j = options;
+  TrainOptions back;
+  from_json(j, back);
+  nlohmann::json again = back;
+  EXPECT_EQ(j, again);
+  EXPECT_EQ(back.decay_at, options.decay_at);
+  EXPECT_EQ(back.loss, options.loss);
+  EXPECT_EQ(back.model.hidden, options.model.hidden);
+}
+
+TEST(TrainOptions, UnknownKeyOrWrongTypeNamesTheKey) {
+  TrainOptions options;
+  try {
+    from_json(nlohmann::json{{"iterations", 5}, {"learning_rate", 0.1}}, options);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.key(), "learning_rate");
+  }
+  try {
+    from_json(nlohmann::json{{"iterations", "many"}}, options);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.key(), "iterations");
+  }
+}
+
+TEST(Trainer, LossDecreasesAndRunFilesAreWritten) {
+  auto train_set = make_test_collection(data::ConfigKind::Layout, 4, 30, 1);
+  auto valid_set = make_test_collection(data::ConfigKind::Layout, 2, 20, 2, "valid");
+  TrainOptions options = small_options();
+  options.iterations = 200;
+  options.log_every = 20;
+  options.validate_every = 100;
+  options.lr = 1e-2;
+  const std::string dir = fresh_dir("smoke");
+  clear_stop_request();
+  TrainResult result = train(options, *train_set, valid_set.get(), dir, false);
+  EXPECT_EQ(result.iterations, 200);
+  EXPECT_FALSE(result.interrupted);
+  std::vector<nlohmann::json> lines = read_lines(dir + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 10u);
+  for (const auto& line : lines) {
+    for (const char* key : {"iteration", "loss", "configs_per_s", "data_wait_fraction"}) {
+      EXPECT_TRUE(line.contains(key)) << key;
+    }
+  }
+  EXPECT_TRUE(lines[4].contains("kendall_tau"));  // iteration 100
+  EXPECT_TRUE(lines[9].contains("opa"));
+  EXPECT_EQ(lines[9]["valid_graphs"], 2);
+  EXPECT_LT(lines.back()["loss"].get<double>(), 0.8 * lines.front()["loss"].get<double>());
+  EXPECT_GT(lines.back()["kendall_tau"].get<double>(), 0.5);  // runtimes are learnable
+  EXPECT_EQ(read_lines(dir + "/valid_predictions.jsonl").size(), 2u);
+  EXPECT_EQ(read_lines(dir + "/valid_predictions.jsonl")[0]["measured"].size(), 8u);
+  const nlohmann::json config = nlohmann::json::parse(read_file(dir + "/config.json"));
+  EXPECT_EQ(config["iterations"], 200);
+  EXPECT_EQ(config["model"]["config_width"], 4);  // resolved from the data
+  model::Ranker loaded = model::load_model(dir + "/model.pt");
+  EXPECT_EQ(loaded->options().config_width, 4);
+  fs::remove_all(dir);
+}
+
+TEST(Trainer, ResumeGivesTheSameWeightsAsAnUninterruptedRun) {
+  auto train_set = make_test_collection(data::ConfigKind::Tile, 3, 12, 4);
+  auto valid_set = make_test_collection(data::ConfigKind::Tile, 2, 12, 5, "valid");
+  TrainOptions options = small_options();
+  options.decay_at = {25};
+  options.model.kind = data::ConfigKind::Tile;
+  options.collection = "tile:xla";
+  const std::string whole = fresh_dir("whole"), parts = fresh_dir("parts");
+  clear_stop_request();
+  train(options, *train_set, valid_set.get(), whole, false);
+  options.iterations = 20;
+  train(options, *train_set, valid_set.get(), parts, false);
+  options.iterations = 40;
+  TrainResult resumed = train(options, *train_set, valid_set.get(), parts, true);
+  EXPECT_EQ(resumed.iterations, 40);
+  model::Ranker a = model::load_model(whole + "/model.pt");
+  model::Ranker b = model::load_model(parts + "/model.pt");
+  const auto pa = a->named_parameters();
+  const auto pb = b->named_parameters();
+  ASSERT_EQ(pa.size(), pb.size());
+  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), pb[item.key()])) << item.key();
+  // The metrics log holds each interval once: 10, 20 (first part), 30, 40 (resumed).
+  std::vector<nlohmann::json> lines = read_lines(parts + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[2]["iteration"], 30);
+  fs::remove_all(whole);
+  fs::remove_all(parts);
+}
+
+TEST(Trainer, StopRequestSavesACheckpointAndNoModel) {
+  auto train_set = make_test_collection(data::ConfigKind::Tile, 3, 12, 4);
+  TrainOptions options = small_options();
+  const std::string dir = fresh_dir("stop");
+  request_stop();
+  TrainResult result = train(options, *train_set, nullptr, dir, false);
+  clear_stop_request();
+  EXPECT_TRUE(result.interrupted);
+  EXPECT_EQ(result.iterations, 0);
+  EXPECT_TRUE(fs::exists(dir + "/checkpoint.pt"));
+  EXPECT_FALSE(fs::exists(dir + "/model.pt"));
+  EXPECT_THROW(train(options, *train_set, nullptr, fresh_dir("none"), true),
+               Error);  // nothing to resume
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace graphcost::train
