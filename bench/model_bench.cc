@@ -58,7 +58,8 @@ data::ConfigTable random_layouts(int64_t count, int64_t nodes, int64_t width, ui
   t.count = count;
   t.nodes = nodes;
   t.width = width;
-  for (int64_t k = 0; k < count * nodes * width; ++k) t.layout.push_back(static_cast<int8_t>(value(rng)));
+  for (int64_t k = 0; k < count * nodes * width; ++k)
+    t.layout.push_back(static_cast<int8_t>(value(rng)));
   for (int64_t k = 0; k < count; ++k) t.runtimes.push_back(1.0 + k);
   return t;
 }
@@ -126,7 +127,8 @@ int main(int argc, char** argv) {
   ranker->eval();
   auto infer_step = [&](bool dense) {
     torch::NoGradGuard no_grad;
-    model::Slate slate = model::make_slate(tensors, table.view(), random_slate(64, table.count, rng));
+    model::Slate slate =
+        model::make_slate(tensors, table.view(), random_slate(64, table.count, rng));
     torch::Tensor scores = dense ? ranker->forward_dense(slate) : ranker->forward(slate);
     (void)scores;
   };
@@ -136,7 +138,8 @@ int main(int argc, char** argv) {
   torch::optim::Adam optimizer(ranker->parameters(), torch::optim::AdamOptions(1e-3));
   ranker->train();
   auto train_step = [&](bool dense) {
-    model::Slate slate = model::make_slate(tensors, table.view(), random_slate(16, table.count, rng));
+    model::Slate slate =
+        model::make_slate(tensors, table.view(), random_slate(16, table.count, rng));
     optimizer.zero_grad();
     torch::Tensor scores = dense ? ranker->forward_dense(slate) : ranker->forward(slate);
     scores.sum().backward();

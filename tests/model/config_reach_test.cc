@@ -35,7 +35,8 @@ TEST(ConfigReach, OrdersNodesByHopsFromConfigurableNodes) {
   EXPECT_EQ(values(plan.layers[0].operand_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(values(plan.layers[0].operand_indices), (std::vector<int64_t>{1, 3, 0}));
   // Reverse over input labels 0..4: who among the rows uses each one.
-  EXPECT_EQ(values(plan.layers[0].operand_reverse_offsets), (std::vector<int64_t>{0, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(values(plan.layers[0].operand_reverse_offsets),
+            (std::vector<int64_t>{0, 1, 2, 2, 3, 3}));
   EXPECT_EQ(values(plan.layers[0].operand_reverse_indices), (std::vector<int64_t>{2, 0, 1}));
 }
 
