@@ -16,9 +16,12 @@ void check_csr(const torch::Tensor& offsets, const torch::Tensor& indices, int64
   check_data(offsets.defined() && indices.defined(), kWhere, name, "undefined tensor");
   check_data(offsets.scalar_type() == torch::kLong && indices.scalar_type() == torch::kLong, kWhere,
              name, "offsets and indices must be int64");
-  check_data(offsets.dim() == 1 && indices.dim() == 1, kWhere, name, "offsets and indices must be 1-D");
-  check_data(offsets.is_contiguous() && indices.is_contiguous(), kWhere, name, "must be contiguous");
-  check_data(offsets.device().is_cpu() && indices.device().is_cpu(), kWhere, name, "must be on the CPU");
+  check_data(offsets.dim() == 1 && indices.dim() == 1, kWhere, name,
+             "offsets and indices must be 1-D");
+  check_data(offsets.is_contiguous() && indices.is_contiguous(), kWhere, name,
+             "must be contiguous");
+  check_data(offsets.device().is_cpu() && indices.device().is_cpu(), kWhere, name,
+             "must be on the CPU");
   if (rows >= 0) {
     check_data(offsets.size(0) == rows + 1, kWhere, name,
                "offsets has " + std::to_string(offsets.size(0)) + " entries, expected " +
@@ -29,7 +32,8 @@ void check_csr(const torch::Tensor& offsets, const torch::Tensor& indices, int64
   const int64_t n = offsets.size(0) - 1;
   check_data(off[0] == 0 && off[n] == indices.size(0), kWhere, name,
              "offsets must start at 0 and end at the number of indices");
-  for (int64_t r = 0; r < n; ++r) check_data(off[r] <= off[r + 1], kWhere, name, "offsets decrease");
+  for (int64_t r = 0; r < n; ++r)
+    check_data(off[r] <= off[r + 1], kWhere, name, "offsets decrease");
   const int64_t* idx = indices.data_ptr<int64_t>();
   for (int64_t k = 0; k < indices.size(0); ++k) {
     check_data(idx[k] >= 0 && idx[k] < num_targets, kWhere, name,
@@ -40,7 +44,8 @@ void check_csr(const torch::Tensor& offsets, const torch::Tensor& indices, int64
 
 template <typename T>
 void neighbour_sum_kernel(const T* in, int64_t width, const int64_t* off, const int64_t* idx,
-                          const double* source_weights, bool divide_by_degree, int64_t rows, T* out) {
+                          const double* source_weights, bool divide_by_degree, int64_t rows,
+                          T* out) {
   // Accumulate in double: a node may have thousands of users in XLA graphs.
 #pragma omp parallel
   {

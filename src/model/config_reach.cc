@@ -113,7 +113,8 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
   }
   plan.config_position = to_tensor(positions);
 
-  const CsrVectors operands = relabel(graph.operand_offsets, graph.operand_indices, order, label_of);
+  const CsrVectors operands =
+      relabel(graph.operand_offsets, graph.operand_indices, order, label_of);
   const CsrVectors users = relabel(graph.user_offsets, graph.user_indices, order, label_of);
   for (int64_t l = 1; l <= num_layers; ++l) {
     const int64_t rows = plan.reach[l], inputs = plan.reach[l + 1];

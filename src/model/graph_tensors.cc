@@ -19,7 +19,8 @@ torch::Tensor to_int64_tensor(const std::vector<int32_t>& values) {
 
 torch::Tensor to_int64_tensor(const std::vector<int64_t>& values) {
   torch::Tensor t = torch::empty({static_cast<int64_t>(values.size())}, torch::kLong);
-  if (!values.empty()) std::memcpy(t.data_ptr<int64_t>(), values.data(), values.size() * sizeof(int64_t));
+  if (!values.empty())
+    std::memcpy(t.data_ptr<int64_t>(), values.data(), values.size() * sizeof(int64_t));
   return t;
 }
 
@@ -93,8 +94,9 @@ Slate make_slate(const GraphTensors& graph, const data::ConfigView& configs,
     }
   } else {
     check_data(configs.nodes == graph.configurable_nodes.size(0), where, "layout",
-               "configurations cover " + std::to_string(configs.nodes) + " nodes but the graph has " +
-                   std::to_string(graph.configurable_nodes.size(0)) + " configurable nodes");
+               "configurations cover " + std::to_string(configs.nodes) +
+                   " nodes but the graph has " + std::to_string(graph.configurable_nodes.size(0)) +
+                   " configurable nodes");
     check_data(configs.layout != nullptr || s == 0 || configs.nodes * configs.width == 0, where,
                "layout", "no layout configurations");
     const int64_t stride = configs.nodes * configs.width;

@@ -28,7 +28,8 @@ Ranker load_model(const std::string& path) {
     std::istringstream stream(bytes);
     archive.load_from(stream);
   } catch (const c10::Error& e) {
-    throw Error(path, "", std::string("not a graphcost model archive: ") + e.what_without_backtrace());
+    throw Error(path, "",
+                std::string("not a graphcost model archive: ") + e.what_without_backtrace());
   }
   c10::IValue options_text;
   check_data(archive.try_read(kOptionsKey, options_text) && options_text.isString(), path,

@@ -16,8 +16,8 @@ int64_t config_input_width(const ModelOptions& options) {
   if (options.kind == data::ConfigKind::Tile) {
     return options.config_embedding > 0 ? options.config_embedding : options.config_width;
   }
-  const int64_t values =
-      options.config_embedding > 0 ? options.config_embedding : options.config_width * kLayoutValues;
+  const int64_t values = options.config_embedding > 0 ? options.config_embedding
+                                                      : options.config_width * kLayoutValues;
   return values + 1;  // + the "is configured" indicator
 }
 

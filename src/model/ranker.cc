@@ -28,7 +28,9 @@ void check_options(const ModelOptions& o) {
              "unknown activation \"" + a + "\" (valid: leaky_relu, relu, gelu, silu, tanh)");
 }
 
-torch::Tensor signed_log(const torch::Tensor& x) { return torch::sign(x) * torch::log1p(torch::abs(x)); }
+torch::Tensor signed_log(const torch::Tensor& x) {
+  return torch::sign(x) * torch::log1p(torch::abs(x));
+}
 
 }  // namespace
 
@@ -39,12 +41,13 @@ RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
   node_linear_ = register_module(
       "node_linear", torch::nn::Linear(options_.node_feature_width, options_.node_feature_dim));
   if (options_.config_embedding > 0) {
-    const int64_t raw = options_.kind == data::ConfigKind::Tile ? options_.config_width
-                                                                : options_.config_width * 7;
+    const int64_t raw =
+        options_.kind == data::ConfigKind::Tile ? options_.config_width : options_.config_width * 7;
     config_linear_ =
         register_module("config_linear", torch::nn::Linear(raw, options_.config_embedding));
   }
-  int64_t width = options_.opcode_embedding + options_.node_feature_dim + config_input_width(options_);
+  int64_t width =
+      options_.opcode_embedding + options_.node_feature_dim + config_input_width(options_);
   for (size_t l = 0; l < options_.hidden.size(); ++l) {
     layers_.push_back(register_module("sage" + std::to_string(l),
                                       torch::nn::Linear(3 * width, options_.hidden[l])));
@@ -82,8 +85,9 @@ const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
     check_data(c.dim() == 3 && c.size(1) == g.configurable_nodes.size(0) &&
                    c.size(2) == options_.config_width,
                kWhere, "config_features",
-               "expected layout configurations [S, " + std::to_string(g.configurable_nodes.size(0)) +
-                   ", " + std::to_string(options_.config_width) + "]");
+               "expected layout configurations [S, " +
+                   std::to_string(g.configurable_nodes.size(0)) + ", " +
+                   std::to_string(options_.config_width) + "]");
   }
   return g;
 }
@@ -107,9 +111,8 @@ torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
 }
 
 torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {
-  return torch::cat({opcode_embedding_->forward(graph.opcodes),
-                     node_linear_->forward(graph.node_features)},
-                    -1);
+  return torch::cat(
+      {opcode_embedding_->forward(graph.opcodes), node_linear_->forward(graph.node_features)}, -1);
 }
 
 torch::Tensor RankerImpl::activate(const torch::Tensor& x) const {
@@ -136,16 +139,19 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   // so its input splits into a configuration-independent part (computed once, [n, H]) and the
   // configuration part, which is non-zero only at the configurable nodes: projected there
   // ([nc, S, H] per weight block), then aggregated.
-  const int64_t s = configs.size(0), a0 = plan.reach[0], rows = plan.reach[1], inputs = plan.reach[2];
+  const int64_t s = configs.size(0), a0 = plan.reach[0], rows = plan.reach[1],
+                inputs = plan.reach[2];
   const int64_t c1 = independent.size(1), cc = configs.size(-1), c0 = c1 + cc;
   torch::nn::Linear& layer = layers_[0];
   const int64_t h = layer->weight.size(0);
   const torch::Tensor shared_in = shared.contiguous();
-  const torch::Tensor shared_pre = layer->forward(torch::cat(
-      {shared_in,
-       mean_aggregate(shared_in, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
-       mean_aggregate(shared_in, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices)},
-      -1));
+  const torch::Tensor shared_pre =
+      layer->forward(torch::cat({shared_in,
+                                 mean_aggregate(shared_in, g.operand_offsets, g.operand_indices,
+                                                g.user_offsets, g.user_indices),
+                                 mean_aggregate(shared_in, g.user_offsets, g.user_indices,
+                                                g.operand_offsets, g.operand_indices)},
+                                -1));
   const torch::Tensor& w = layer->weight;
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
@@ -169,9 +175,11 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   torch::Tensor shared_out = activate(shared_pre);
   if (h == c0) {
     shared_out = shared_out + shared_in;
-    reached = reached + torch::cat({independent.index_select(0, reached_nodes).unsqueeze(1).expand({rows, s, c1}),
-                                    padded(config_rows, rows)},
-                                   -1);
+    reached =
+        reached +
+        torch::cat({independent.index_select(0, reached_nodes).unsqueeze(1).expand({rows, s, c1}),
+                    padded(config_rows, rows)},
+                   -1);
   }
   if (options_.dropout > 0) {
     shared_out = torch::dropout(shared_out, options_.dropout, is_training());
@@ -193,7 +201,8 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
     std::vector<torch::Tensor> parts;
     for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
       Slate part = slate;
-      part.config_features = slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
+      part.config_features =
+          slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
       parts.push_back(forward(part));
     }
     return torch::cat(parts);
@@ -224,11 +233,13 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
     torch::Tensor x = reached;
     if (inputs > before) {
       const torch::Tensor border = shared.index_select(0, plan.order.slice(0, before, inputs));
-      x = torch::cat({reached, border.unsqueeze(1).expand({inputs - before, s, border.size(1)})}, 0);
+      x = torch::cat({reached, border.unsqueeze(1).expand({inputs - before, s, border.size(1)})},
+                     0);
     }
     x = x.contiguous();
-    const torch::Tensor operands = mean_aggregate(x, csr.operand_offsets, csr.operand_indices,
-                                                  csr.operand_reverse_offsets, csr.operand_reverse_indices);
+    const torch::Tensor operands =
+        mean_aggregate(x, csr.operand_offsets, csr.operand_indices, csr.operand_reverse_offsets,
+                       csr.operand_reverse_indices);
     const torch::Tensor users = mean_aggregate(x, csr.user_offsets, csr.user_indices,
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
@@ -238,8 +249,8 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
       shared = sage_layer(l - 1, shared,
                           mean_aggregate(shared, g.operand_offsets, g.operand_indices,
                                          g.user_offsets, g.user_indices),
-                          mean_aggregate(shared, g.user_offsets, g.user_indices,
-                                         g.operand_offsets, g.operand_indices));
+                          mean_aggregate(shared, g.user_offsets, g.user_indices, g.operand_offsets,
+                                         g.operand_indices));
     }
     reached = next;
   }
@@ -261,14 +272,16 @@ torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
   if (options_.kind == data::ConfigKind::Tile) {
     per_node = configs.unsqueeze(0).expand({n, s, cc});
   } else {
-    per_node = torch::zeros({n, s, cc}).index_copy(0, g.configurable_nodes, configs.transpose(0, 1));
+    per_node =
+        torch::zeros({n, s, cc}).index_copy(0, g.configurable_nodes, configs.transpose(0, 1));
   }
   torch::Tensor h = torch::cat({independent.unsqueeze(1).expand({n, s, c1}), per_node}, -1);
   for (size_t l = 0; l < layers_.size(); ++l) {
     h = h.contiguous();
-    h = sage_layer(l, h,
-                   mean_aggregate(h, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
-                   mean_aggregate(h, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices));
+    h = sage_layer(
+        l, h,
+        mean_aggregate(h, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
+        mean_aggregate(h, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices));
   }
   return head_->forward(h).squeeze(-1).sum(0);
 }

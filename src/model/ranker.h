@@ -24,11 +24,11 @@ struct ModelOptions {
   int64_t config_width = 18;         // from the data
   int64_t num_opcodes = 256;         // opcode ids are < num_opcodes
   int64_t opcode_embedding = 12;
-  int64_t node_feature_dim = 20;     // linear compression of the node features
-  int64_t config_embedding = 0;      // 0: raw config features fused directly
+  int64_t node_feature_dim = 20;  // linear compression of the node features
+  int64_t config_embedding = 0;   // 0: raw config features fused directly
   // GraphSAGE output widths, one per layer (268,109 parameters for layout:xla with the defaults).
   std::vector<int64_t> hidden = {146, 146, 146, 146};
-  double dropout = 0.0;               // after every layer; shared by a slate at unreached nodes
+  double dropout = 0.0;                   // after every layer; shared by a slate at unreached nodes
   std::string activation = "leaky_relu";  // leaky_relu, relu, gelu, silu or tanh
 };
 

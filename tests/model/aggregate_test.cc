@@ -12,12 +12,14 @@ namespace {
 // The naive version: gather every edge's source row, index_add into its target, divide.
 torch::Tensor naive_mean_operands(const torch::Tensor& input, const data::Graph& g) {
   const int64_t m = g.num_edges();
-  torch::Tensor consumer = torch::empty({m}, torch::kLong), operand = torch::empty({m}, torch::kLong);
+  torch::Tensor consumer = torch::empty({m}, torch::kLong),
+                operand = torch::empty({m}, torch::kLong);
   for (int64_t e = 0; e < m; ++e) {
     consumer[e] = g.edges[2 * e];
     operand[e] = g.edges[2 * e + 1];
   }
-  torch::Tensor sum = torch::zeros_like(input).index_add(0, consumer, input.index_select(0, operand));
+  torch::Tensor sum =
+      torch::zeros_like(input).index_add(0, consumer, input.index_select(0, operand));
   torch::Tensor degree = torch::zeros({g.num_nodes}, input.options())
                              .index_add(0, consumer, torch::ones({m}, input.options()));
   std::vector<int64_t> shape(input.dim(), 1);
@@ -26,7 +28,8 @@ torch::Tensor naive_mean_operands(const torch::Tensor& input, const data::Graph&
 }
 
 torch::Tensor mean_operands(const torch::Tensor& input, const GraphTensors& t) {
-  return mean_aggregate(input, t.operand_offsets, t.operand_indices, t.user_offsets, t.user_indices);
+  return mean_aggregate(input, t.operand_offsets, t.operand_indices, t.user_offsets,
+                        t.user_indices);
 }
 
 class AggregateTest : public ::testing::Test {
@@ -39,7 +42,8 @@ class AggregateTest : public ::testing::Test {
 TEST_F(AggregateTest, MatchesNaiveFloat2d) {
   torch::manual_seed(1);
   torch::Tensor x = torch::randn({45, 6});
-  EXPECT_TRUE(torch::allclose(mean_operands(x, tensors), naive_mean_operands(x, graph), 1e-5, 1e-6));
+  EXPECT_TRUE(
+      torch::allclose(mean_operands(x, tensors), naive_mean_operands(x, graph), 1e-5, 1e-6));
 }
 
 TEST_F(AggregateTest, MatchesNaiveDouble3d) {
@@ -55,7 +59,8 @@ TEST_F(AggregateTest, MatchesNaiveDouble3d) {
 TEST_F(AggregateTest, MeanOverUsersMatchesNaiveOnReversedEdges) {
   torch::manual_seed(3);
   data::Graph reversed = graph;
-  for (int64_t e = 0; e < graph.num_edges(); ++e) std::swap(reversed.edges[2 * e], reversed.edges[2 * e + 1]);
+  for (int64_t e = 0; e < graph.num_edges(); ++e)
+    std::swap(reversed.edges[2 * e], reversed.edges[2 * e + 1]);
   torch::Tensor x = torch::randn({45, 4}, torch::kDouble);
   torch::Tensor out = mean_aggregate(x, tensors.user_offsets, tensors.user_indices,
                                      tensors.operand_offsets, tensors.operand_indices);
@@ -108,16 +113,17 @@ TEST_F(AggregateTest, EmptyGraph) {
 TEST_F(AggregateTest, RejectsBadInputs) {
   torch::Tensor x = torch::randn({45, 4});
   EXPECT_THROW(mean_operands(x.to(torch::kLong), tensors), Error);         // dtype
-  EXPECT_THROW(mean_operands(torch::randn({45}), tensors), Error);          // rank
-  EXPECT_THROW(mean_operands(torch::randn({4, 45}).t(), tensors), Error);   // not contiguous
-  EXPECT_THROW(mean_operands(torch::randn({44, 4}), tensors), Error);       // rows vs CSR
+  EXPECT_THROW(mean_operands(torch::randn({45}), tensors), Error);         // rank
+  EXPECT_THROW(mean_operands(torch::randn({4, 45}).t(), tensors), Error);  // not contiguous
+  EXPECT_THROW(mean_operands(torch::randn({44, 4}), tensors), Error);      // rows vs CSR
   EXPECT_THROW(mean_aggregate(x, tensors.operand_offsets, tensors.operand_indices.narrow(0, 0, 10),
                               tensors.user_offsets, tensors.user_indices),
                Error);  // offsets do not end at the number of indices
   torch::Tensor bad = tensors.operand_indices.clone();
   bad[0] = 45;
-  EXPECT_THROW(mean_aggregate(x, tensors.operand_offsets, bad, tensors.user_offsets, tensors.user_indices),
-               Error);  // index out of range
+  EXPECT_THROW(
+      mean_aggregate(x, tensors.operand_offsets, bad, tensors.user_offsets, tensors.user_indices),
+      Error);  // index out of range
 }
 
 }  // namespace

@@ -89,7 +89,8 @@ TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {
   torch::Tensor permutation = torch::tensor({3, 0, 5, 1, 4, 2}, torch::kLong);
   Slate permuted = slate;
   permuted.config_features = slate.config_features.index_select(0, permutation);
-  EXPECT_TRUE(torch::allclose(model->forward(permuted), scores.index_select(0, permutation), 1e-5, 1e-6));
+  EXPECT_TRUE(
+      torch::allclose(model->forward(permuted), scores.index_select(0, permutation), 1e-5, 1e-6));
 }
 
 TEST_F(RankerTest, OneConfigurableNodeChangesTheScore) {
@@ -97,7 +98,8 @@ TEST_F(RankerTest, OneConfigurableNodeChangesTheScore) {
   Slate slate = layout_slate(3, 4);
   slate.config_features[1] = slate.config_features[0];
   slate.config_features[2] = slate.config_features[0];
-  slate.config_features[2][3][1] = slate.config_features[0][3][1].item<float>() == 2.0f ? 3.0f : 2.0f;
+  slate.config_features[2][3][1] =
+      slate.config_features[0][3][1].item<float>() == 2.0f ? 3.0f : 2.0f;
   torch::Tensor scores = model->forward(slate);
   EXPECT_EQ(scores[0].item<float>(), scores[1].item<float>());
   EXPECT_NE(scores[0].item<float>(), scores[2].item<float>());
@@ -110,10 +112,11 @@ TEST_F(RankerTest, DefaultLayoutIsDistinctFromZero) {
   slate.config_features[1] = slate.config_features[0];
   slate.config_features[1][0][0] = 0.0f;
   torch::Tensor encoded = model->encode_configs(slate);
-  ASSERT_EQ(encoded.sizes(), (std::vector<int64_t>{2, tensors.configurable_nodes.size(0), 3 * 7 + 1}));
+  ASSERT_EQ(encoded.sizes(),
+            (std::vector<int64_t>{2, tensors.configurable_nodes.size(0), 3 * 7 + 1}));
   EXPECT_FALSE(torch::equal(encoded[0][0], encoded[1][0]));
-  EXPECT_EQ(encoded[0][0][0].item<float>(), 1.0f);  // -1 is the first category
-  EXPECT_EQ(encoded[1][0][1].item<float>(), 1.0f);  // 0 is the second
+  EXPECT_EQ(encoded[0][0][0].item<float>(), 1.0f);   // -1 is the first category
+  EXPECT_EQ(encoded[1][0][1].item<float>(), 1.0f);   // 0 is the second
   EXPECT_EQ(encoded[0][0][21].item<float>(), 1.0f);  // "is configured"
   torch::Tensor scores = model->forward(slate);
   EXPECT_NE(scores[0].item<float>(), scores[1].item<float>());
@@ -125,7 +128,8 @@ TEST_F(RankerTest, TileConfigurationReachesEveryNode) {
   Ranker model(small_options(data::ConfigKind::Tile));
   Slate slate;
   slate.graph = &tensors;
-  slate.config_features = torch::tensor({{1.0f, 2.0f, 3.0f}, {1.0f, 2.0f, 300.0f}, {1.0f, 2.0f, 3.0f}});
+  slate.config_features =
+      torch::tensor({{1.0f, 2.0f, 3.0f}, {1.0f, 2.0f, 300.0f}, {1.0f, 2.0f, 3.0f}});
   torch::Tensor scores = model->forward(slate);
   ASSERT_EQ(scores.sizes(), (std::vector<int64_t>{3}));
   EXPECT_TRUE(torch::allclose(scores, model->forward_dense(slate), 1e-4, 1e-5));

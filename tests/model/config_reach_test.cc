@@ -1,0 +1,51 @@
+#include "model/config_reach.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace graphcost::model {
+namespace {
+
+std::vector<int64_t> values(const torch::Tensor& t) {
+  return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+}
+
+// A chain 0 <- 1 <- 2 <- 3 <- 4 (each node uses the previous one) plus an isolated node 5.
+GraphTensors chain(std::vector<int32_t> configurable) {
+  data::Graph g;
+  g.num_nodes = 6;
+  g.feature_width = 1;
+  g.opcodes.assign(6, 0);
+  g.node_features.assign(6, 0.0f);
+  g.edges = {1, 0, 2, 1, 3, 2, 4, 3};
+  g.configurable_nodes = configurable;
+  g.build_adjacency();
+  return make_graph_tensors(g);
+}
+
+TEST(ConfigReach, OrdersNodesByHopsFromConfigurableNodes) {
+  const ConfigReachPlan plan = plan_config_reach(chain({2}), 1, false);
+  EXPECT_EQ(values(plan.order), (std::vector<int64_t>{2, 1, 3, 0, 4, 5}));
+  EXPECT_EQ(plan.reach, (std::vector<int64_t>{1, 3, 5}));
+  EXPECT_EQ(values(plan.config_position), (std::vector<int64_t>{0}));
+  ASSERT_EQ(plan.layers.size(), 1u);
+  // Layer 1 rows are labels 0..2 (nodes 2, 1, 3); their operands in labels: 2 -> 1, 1 -> 0 (node
+  // 0 has label 3), 3 -> 2 (label 0).
+  EXPECT_EQ(values(plan.layers[0].operand_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(values(plan.layers[0].operand_indices), (std::vector<int64_t>{1, 3, 0}));
+  // Reverse over input labels 0..4: who among the rows uses each one.
+  EXPECT_EQ(values(plan.layers[0].operand_reverse_offsets),
+            (std::vector<int64_t>{0, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(values(plan.layers[0].operand_reverse_indices), (std::vector<int64_t>{2, 0, 1}));
+}
+
+TEST(ConfigReach, TileReachesEveryNodeAndDuplicatesAreRejected) {
+  const ConfigReachPlan tile = plan_config_reach(chain({}), 2, true);
+  EXPECT_EQ(tile.reach, (std::vector<int64_t>{6, 6, 6, 6}));
+  EXPECT_EQ(values(tile.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_THROW(plan_config_reach(chain({3, 3}), 1, false), Error);
+}
+
+}  // namespace
+}  // namespace graphcost::model
