@@ -1,4 +1,6 @@
 // graphcost: learned cost models that rank compiler configurations.
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 
@@ -6,6 +8,10 @@
 #include "core/error.h"
 
 int main(int argc, char** argv) {
+  // Keep freed tensor memory in the process: by default glibc returns every large block to the
+  // kernel and a training step faults it back in, zeroed, on the next iteration.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
   CLI::App app{"graphcost: learn how fast an ML program runs under a compiler configuration, "
                "and rank configurations"};
   app.require_subcommand(1);
