@@ -89,7 +89,8 @@ void run(const TrainCommand& command) {
       data::open_collection(options.data, id, options.split, load);
   std::unique_ptr<data::Collection> valid_set;
   if (!options.valid_split.empty())
-    valid_set = data::open_collection(options.data, id, options.valid_split, load);
+    valid_set = data::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
+                                      id, options.valid_split, load);
   std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
                id.str().c_str(), static_cast<long long>(train_set->size()),
                static_cast<long long>(valid_set ? valid_set->size() : 0));
@@ -135,6 +136,8 @@ void add_train_command(CLI::App& app) {
          "Collection id: tile:xla or layout:{xla,nlp}:{default,random}");
   b.bind("--split", &O::split, "Split to train on");
   b.bind("--valid-split", &O::valid_split, "Split to validate on (empty: none)");
+  b.bind("--valid-data", &O::valid_data,
+         "Where the validation split lives, e.g. its own pack (empty: the same as --data)");
   b.bind("--iterations", &O::iterations, "Training iterations (batches)");
   b.bind("--graphs-per-batch", &O::graphs_per_batch, "Graphs per batch (G)");
   b.bind("--slate-size", &O::slate_size, "Configurations per graph in a batch (S)");

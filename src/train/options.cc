@@ -24,6 +24,7 @@ SamplerOptions TrainOptions::sampler() const {
 
 void to_json(nlohmann::json& j, const TrainOptions& o) {
   j = nlohmann::json{{"data", o.data},
+                     {"valid_data", o.valid_data},
                      {"collection", o.collection},
                      {"split", o.split},
                      {"valid_split", o.valid_split},
@@ -65,6 +66,8 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
   for (const auto& [key, value] : j.items()) {
     if (key == "data")
       read(value, key, o.data);
+    else if (key == "valid_data")
+      read(value, key, o.valid_data);
     else if (key == "collection")
       read(value, key, o.collection);
     else if (key == "split")

@@ -15,6 +15,7 @@ namespace graphcost::train {
 
 struct TrainOptions {
   std::string data;  // dataset root, collection folder, file or pack
+  std::string valid_data;  // where the validation split lives; empty: the same as data
   std::string collection = "layout:xla:random";
   std::string split = "train";
   std::string valid_split = "valid";  // empty: no validation

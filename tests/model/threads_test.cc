@@ -18,3 +18,19 @@ TEST(Threads, SetsTorchAndOpenMp) {
 
 }  // namespace
 }  // namespace graphcost::model
+
+#include <dlfcn.h>
+
+namespace graphcost::model {
+namespace {
+
+TEST(Threads, OpenBlasKeepsOneThreadUnderLibTorchsPool) {
+  using GetBlasThreads = int (*)();
+  auto get = reinterpret_cast<GetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  if (!get) GTEST_SKIP() << "LibTorch is not linked against OpenBLAS here";
+  set_threads(2);
+  EXPECT_EQ(get(), 1);
+}
+
+}  // namespace
+}  // namespace graphcost::model
