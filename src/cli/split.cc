@@ -35,8 +35,7 @@ io::RuntimeColumns runtime_columns(const data::GraphRecord& r) {
 }
 
 void run_split(const SplitOptions& o) {
-  data::LoadOptions load;
-  load.merge_duplicates = false;
+  data::LoadOptions load;  // duplicates merged first, so no configuration lands in both parts
   data::CollectionId id;
   if (o.collection.empty()) {
     load.kind_from_data = true;
