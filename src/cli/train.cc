@@ -152,7 +152,7 @@ void add_train_command(CLI::App& app) {
   b.bind("--validate-every", &O::validate_every,
          "Iterations between validations (0: only at the end)");
   b.bind("--valid-configs-per-graph", &O::valid_configs_per_graph,
-         "Configurations sampled per validation graph");
+         "Configurations sampled per validation graph (<= 0: all)");
   b.bind("--valid-batch", &O::valid_batch, "Configurations scored per forward pass in validation");
   b.bind("--valid-predictions-graphs", &O::valid_predictions_graphs,
          "Graphs written to valid_predictions.jsonl");

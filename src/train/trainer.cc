@@ -86,8 +86,9 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) continue;
     Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
-    std::vector<int64_t> indices = sample_without_replacement(
-        random, configs.count, std::max<int64_t>(2, options.valid_configs_per_graph));
+    // <= 0 means every configuration.
+    const int64_t sample = options.valid_configs_per_graph > 0 ? options.valid_configs_per_graph : configs.count;
+    std::vector<int64_t> indices = sample_without_replacement(random, configs.count, sample);
     std::sort(indices.begin(), indices.end());
     GraphPrediction prediction;
     prediction.graph = valid.graph(g).name;
