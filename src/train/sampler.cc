@@ -8,32 +8,6 @@
 
 namespace graphcost::train {
 
-namespace {
-// The SplitMix64 output function (Steele, Lea and Flood 2014).
-uint64_t mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
-
-uint64_t Random::next() {
-  state_ += 0x9e3779b97f4a7c15ULL;
-  return mix(state_);
-}
-
-uint64_t Random::below(uint64_t n) {
-  // Reject the top partial copy of [0, n) so every value is equally likely.
-  const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-  uint64_t x;
-  do x = next();
-  while (x >= limit);
-  return x % n;
-}
-
-double Random::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-Random random_stream(uint64_t seed, uint64_t stream) { return Random(mix(mix(seed) + stream)); }
 
 std::vector<int64_t> sample_without_replacement(Random& random, int64_t n, int64_t k) {
   std::vector<int64_t> out;

@@ -15,27 +15,14 @@
 #include <thread>
 #include <vector>
 
+#include "core/random.h"
 #include "data/collection.h"
 #include "model/graph_tensors.h"
 
 namespace graphcost::train {
 
-// SplitMix64: a small, fast, seedable generator whose output is the same on every platform.
-class Random {
- public:
-  explicit Random(uint64_t seed) : state_(seed) {}
-  uint64_t next();
-  // Uniform integer in [0, n), n > 0 (rejection sampling: no modulo bias).
-  uint64_t below(uint64_t n);
-  // Uniform double in [0, 1).
-  double uniform();
-
- private:
-  uint64_t state_;
-};
-
-// A generator for stream `stream` of seed: independent streams for batches, validation samples.
-Random random_stream(uint64_t seed, uint64_t stream);
+using graphcost::Random;  // core/random.h
+using graphcost::random_stream;
 
 // k distinct indices drawn uniformly from [0, n) (Floyd's algorithm), in draw order; all of
 // [0, n) in order when n <= k.
