@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the benchmarks; each prints `figure: name: value unit` lines. BENCH_FULL=1 runs the pack
+# benchmark at the size the Foundation issue specifies (20 graphs x 10k configurations, ~12 GB of
+# npz on disk); the default is a quick run.
+set -euo pipefail
+build=${1:-build}
+echo "== kendall_bench"
+"$build/bench/kendall_bench"
+echo "== pack_bench"
+if [ "${BENCH_FULL:-0}" = 1 ]; then
+  "$build/bench/pack_bench" --stored-npz --npz-seconds 30
+else
+  "$build/bench/pack_bench" --graphs 4 --configs 2000
+fi
+echo "== model_bench (10k-node graph, 5% configurable, default model, 2 threads)"
+"$build/bench/model_bench" 6
