@@ -26,7 +26,7 @@ struct MetricTable {
   std::vector<double> means;
 };
 
-// The metrics reported for a kind: layout {kendall_tau, opa}; tile {top1_error, top5_error,
+// The metrics reported for a kind: layout {kendall_tau, opa, top1_error, top10_error}; tile {top1_error, top5_error,
 // top10_error, tile_score}.
 std::vector<std::string> metric_names(data::ConfigKind kind);
 // Computes the kind's metrics for every graph and their means. A graph whose predicted and

@@ -21,7 +21,12 @@ std::vector<GraphScores> layout_graphs() {
 
 TEST(Summary, LayoutMeansSkipNaN) {
   MetricTable table = evaluate(data::ConfigKind::Layout, layout_graphs());
-  ASSERT_EQ(table.metric_names, (std::vector<std::string>{"kendall_tau", "opa"}));
+  ASSERT_EQ(table.metric_names,
+            (std::vector<std::string>{"kendall_tau", "opa", "top1_error", "top10_error"}));
+  // "reversed" ranks its slowest configuration (30) first: top-1 error 30/10 - 1 = 2; all three
+  // are within its top 10.
+  EXPECT_DOUBLE_EQ(table.rows[1][2], 2.0);
+  EXPECT_DOUBLE_EQ(table.rows[1][3], 0.0);
   ASSERT_EQ(table.rows.size(), 5u);
   EXPECT_EQ(table.graph_names[2], "single");
   EXPECT_TRUE(std::isnan(table.rows[2][0]));
@@ -67,11 +72,11 @@ TEST(Summary, TextTableAlignsAndPrintsNaN) {
   MetricTable table =
       evaluate(data::ConfigKind::Layout, {{"a", {1, 2}, {1, 2}}, {"longer_name", {1}, {1}}});
   EXPECT_EQ(format_table(table),
-            "graph        kendall_tau     opa\n"
-            "a                 1.0000  1.0000\n"
-            "longer_name          nan     nan\n"
-            "--------------------------------\n"
-            "mean              1.0000  1.0000\n");
+            "graph        kendall_tau     opa  top1_error  top10_error\n"
+            "a                 1.0000  1.0000      0.0000       0.0000\n"
+            "longer_name          nan     nan         nan          nan\n"
+            "---------------------------------------------------------\n"
+            "mean              1.0000  1.0000      0.0000       0.0000\n");
 }
 
 TEST(Summary, SizeMismatchNamesTheGraph) {
