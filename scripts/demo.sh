@@ -4,7 +4,7 @@
 set -euo pipefail
 bin=${1:?usage: demo.sh GRAPHCOST_BINARY OUT_DIR}
 out=${2:?usage: demo.sh GRAPHCOST_BINARY OUT_DIR}
-iterations=${DEMO_ITERATIONS:-300}
+iterations=${DEMO_ITERATIONS:-1000}
 threads=${DEMO_THREADS:-0}
 mkdir -p "$out"
 data="$out/data"
