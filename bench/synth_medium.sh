@@ -35,8 +35,7 @@ for seed in $(seq 1 "$seeds"); do
   top1+=("$(metric top1_error <<< "$json")"); top5+=("$(metric top5_error <<< "$json")"); top10+=("$(metric top10_error <<< "$json")")
   echo "seed $seed: layout tau ${taus[-1]}; tile top1 ${top1[-1]} top5 ${top5[-1]} top10 ${top10[-1]}"
 done
-ceiling=$(grep -o '"layout:xla:random"[^}]*' "$data/synth_report.json" | head -1 || true)
-echo "noise ceiling record (synth_report.json): $ceiling"
+echo "noise ceiling: $data/synth_report.json, collections.\"layout:xla:random\".valid.noise_ceiling_mean"
 read -r m s <<< "$(stats "${taus[@]}")"; echo "figure: synth_medium_layout_xla_random_valid_tau_mean: $m tau"; echo "figure: synth_medium_layout_xla_random_valid_tau_std: $s tau"
 for k in 1 5 10; do
   eval "vals=(\"\${top$k[@]}\")"
