@@ -62,7 +62,6 @@ void Progress::print(int64_t done, const std::string& extra, bool final_line) {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   std::fflush(stderr);
-  printed_ = true;
 }
 
 }  // namespace graphcost

@@ -29,7 +29,6 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_print_;
   bool tty_;
-  bool printed_ = false;
 };
 
 // Formats seconds as "1h02m", "3m05s" or "12s".

@@ -93,6 +93,18 @@ void append_bounds(std::vector<float>& out,
   out.push_back(values.empty() ? 0.0f : static_cast<float>(static_cast<int64_t>(product)));
 }
 
+// What layout and tile graphs share once their configurations are read: run counts, adjacency,
+// and the graph itself moved into the record.
+void finish_graph(TuningGraph& result, data::Graph graph, const pb::ModuleTuningData& data,
+                  const KeptRuns& kept, const std::string& path) {
+  result.runs = data.runs_size();
+  result.error_runs = kept.error_runs;
+  result.unmeasured_runs = kept.unmeasured_runs;
+  graph.build_adjacency();
+  result.record.graph = std::move(graph);
+  result.record.source = path;
+}
+
 TuningGraph layout_graph(const pb::ModuleTuningData& data, const std::string& path,
                          FeatureSet features) {
   const std::string key = "module " + data.module().name();
@@ -150,12 +162,7 @@ TuningGraph layout_graph(const pb::ModuleTuningData& data, const std::string& pa
     configs.runtimes.push_back(static_cast<double>(runtime));
   }
 
-  result.runs = data.runs_size();
-  result.error_runs = kept.error_runs;
-  result.unmeasured_runs = kept.unmeasured_runs;
-  graph.build_adjacency();
-  result.record.graph = std::move(graph);
-  result.record.source = path;
+  finish_graph(result, std::move(graph), data, kept, path);
   return result;
 }
 
@@ -187,12 +194,7 @@ TuningGraph tile_graph(const pb::ModuleTuningData& data, const std::string& path
                                static_cast<double>(kept.default_runtime_ns));
   }
 
-  result.runs = data.runs_size();
-  result.error_runs = kept.error_runs;
-  result.unmeasured_runs = kept.unmeasured_runs;
-  graph.build_adjacency();
-  result.record.graph = std::move(graph);
-  result.record.source = path;
+  finish_graph(result, std::move(graph), data, kept, path);
   return result;
 }
 
