@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Ablation of the model options on synthetic medium: each variant of bench/ablation_grid.json,
+# several seeds, per collection; tables in OUT/<collection>/results.md.
+# Usage: bench/ablation.sh [GRAPHCOST] [OUT] [SEEDS] [COLLECTIONS...]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+graphcost="${1:-build/graphcost}"
+out="${2:-ablation-out}"
+seeds="${3:-3}"
+shift $(( $# < 3 ? $# : 3 ))
+collections=("$@")
+[ ${#collections[@]} -gt 0 ] || collections=(layout:xla:default layout:xla:random tile:xla)
+mkdir -p "$out"
+[ -d "$out/data/npz" ] || "$graphcost" synth --scale medium --seed 0 --out "$out/data"
+for c in "${collections[@]}"; do
+  "$graphcost" sweep --data "$out/data" --collection "$c" --grid "$here/ablation_grid.json" \
+    --seeds "$seeds" --out "$out/${c//:/_}"
+done

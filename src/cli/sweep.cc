@@ -1,0 +1,280 @@
+// graphcost sweep: trains every combination of a sweep file for several seeds, as child
+// `graphcost train` processes (N at a time), resumable, and tabulates the validation metrics.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "sweep/results.h"
+#include "sweep/spec.h"
+#include "train/trainer.h"
+
+namespace graphcost::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct SweepCommand {
+  std::string data, collection, grid, out;
+  int64_t seeds = 3;
+  uint64_t first_seed = 0;
+  uint64_t random_seed = 0;
+  int64_t jobs = 1;
+  int threads = 0;
+  bool dry_run = false;
+};
+
+// One (combination, seed) pair and where its files live.
+struct PlannedRun {
+  const sweep::Combination* combination = nullptr;
+  uint64_t seed = 0;
+  std::string name;  // "<id>-s<seed>"
+  fs::path run_dir, config_path, log_path, status_path;
+};
+
+json read_json_file(const std::string& path) {
+  try {
+    return json::parse(read_file(path));
+  } catch (const json::exception& e) {
+    throw Error(path, "", std::string("not valid JSON: ") + e.what());
+  }
+}
+
+// A run's status file: {"status": "done" | "failed", "seconds": ..., "metrics": {...}}.
+sweep::RunResult read_status(const PlannedRun& run) {
+  sweep::RunResult r;
+  r.combination = run.combination->id;
+  r.seed = run.seed;
+  if (!fs::exists(run.status_path)) return r;
+  const json j = read_json_file(run.status_path.string());
+  r.seconds = j.value("seconds", 0.0);
+  const std::string status = j.value("status", "");
+  r.done = status == "done";
+  r.failed = status == "failed";
+  if (j.contains("metrics")) r.metrics = j["metrics"];
+  return r;
+}
+
+void write_status(const PlannedRun& run, const std::string& status, double seconds,
+                  const json& metrics) {
+  write_file_atomically(run.status_path.string(),
+                        json{{"status", status}, {"seconds", seconds}, {"metrics", metrics}}.dump(2) +
+                            "\n");
+}
+
+std::string last_line(const fs::path& log) {
+  std::string text;
+  try {
+    text = read_file(log.string());
+  } catch (const Error&) {
+    return "";
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  const size_t cut = text.find_last_of("\n\r");
+  return cut == std::string::npos ? text : text.substr(cut + 1);
+}
+
+// Starts `graphcost train` for a run, its output appended to the run's log.
+pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
+  std::vector<std::string> args = {"/proc/self/exe", "train", "--out", run.run_dir.string(),
+                                   "--threads", std::to_string(threads)};
+  if (fs::exists(run.run_dir / "checkpoint.pt")) {
+    args.push_back("--resume");  // the stored options, data and seed included
+  } else {
+    std::error_code ignored;
+    fs::remove_all(run.run_dir, ignored);  // a start that never reached a checkpoint
+    args.insert(args.end(), {"--config", run.config_path.string(), "--data", c.data,
+                             "--collection", c.collection, "--seed", std::to_string(run.seed)});
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = run.log_path.string();
+  const pid_t pid = fork();
+  check_data(pid >= 0, "sweep", "", "cannot start a training process");
+  if (pid == 0) {
+    std::FILE* out = std::freopen(log.c_str(), "a", stdout);
+    if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void run(const SweepCommand& c) {
+  check_data(c.seeds > 0, "sweep", "--seeds", "must be positive");
+  check_data(c.jobs > 0, "sweep", "--jobs", "must be positive");
+  const json spec = read_json_file(c.grid);
+  const std::vector<sweep::Combination> combinations =
+      sweep::expand_sweep(spec, c.random_seed, c.grid);
+
+  std::vector<uint64_t> seeds;
+  for (int64_t s = 0; s < c.seeds; ++s) seeds.push_back(c.first_seed + s);
+  json plan = {{"data", c.data}, {"collection", c.collection}, {"seeds", seeds},
+               {"combinations", json::array()}};
+  for (const auto& combination : combinations) {
+    plan["combinations"].push_back({{"id", combination.id},
+                                    {"name", combination.name},
+                                    {"settings", combination.settings},
+                                    {"options", combination.options}});
+  }
+  if (c.dry_run) {
+    for (const auto& combination : combinations)
+      std::printf("%s  %s\n", combination.id.c_str(), combination.name.c_str());
+    std::printf("%zu combinations x %zu seeds = %zu runs\n", combinations.size(), seeds.size(),
+                combinations.size() * seeds.size());
+    return;
+  }
+
+  // The plan is fixed at the first call; a later call with the same plan resumes it.
+  const fs::path out(c.out);
+  std::error_code ignored;
+  fs::create_directories(out / "runs", ignored);
+  fs::create_directories(out / "configs", ignored);
+  check_data(fs::is_directory(out / "runs"), c.out, "", "cannot create the sweep directory");
+  const fs::path plan_path = out / "sweep.json";
+  if (fs::exists(plan_path)) {
+    check_data(read_json_file(plan_path.string()) == plan, plan_path.string(), "",
+               "this folder holds a different sweep (grid, seeds, data or collection); use "
+               "another --out, or the same arguments to resume");
+  } else {
+    write_file_atomically(plan_path.string(), plan.dump(2) + "\n");
+  }
+
+  std::vector<PlannedRun> runs;
+  for (const auto& combination : combinations) {
+    for (uint64_t seed : seeds) {
+      PlannedRun r;
+      r.combination = &combination;
+      r.seed = seed;
+      r.name = combination.id + "-s" + std::to_string(seed);
+      r.run_dir = out / "runs" / r.name;
+      r.config_path = out / "configs" / (r.name + ".json");
+      r.log_path = out / "runs" / (r.name + ".log");
+      r.status_path = out / "runs" / (r.name + ".status.json");
+      runs.push_back(r);
+    }
+  }
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!read_status(runs[i]).done) pending.push_back(i);
+  }
+  std::fprintf(stderr, "sweep: %zu combinations x %zu seeds, %zu runs to go (%zu done)\n",
+               combinations.size(), seeds.size(), pending.size(), runs.size() - pending.size());
+
+  const int cores = c.threads > 0 ? c.threads
+                                  : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max<int>(1, cores / static_cast<int>(c.jobs));
+  train::install_interrupt_handler();
+  std::map<pid_t, std::pair<size_t, std::chrono::steady_clock::time_point>> running;
+  size_t next = 0;
+  int64_t finished = 0, failed = 0;
+  bool forwarded = false;
+  Progress progress("sweep", static_cast<int64_t>(pending.size()), "runs");
+  while (next < pending.size() || !running.empty()) {
+    const bool stopping = train::stop_requested();
+    while (!stopping && next < pending.size() && static_cast<int64_t>(running.size()) < c.jobs) {
+      const PlannedRun& r = runs[pending[next++]];
+      if (!fs::exists(r.run_dir / "checkpoint.pt")) {
+        json options = r.combination->options;
+        write_file_atomically(r.config_path.string(), options.dump(2) + "\n");
+      }
+      running[launch(r, c, threads)] = {pending[next - 1], std::chrono::steady_clock::now()};
+    }
+    if (stopping && !forwarded) {
+      // Children share the terminal's process group and usually got the signal already; a
+      // sweep stopped by `kill -INT` passes it on so every run checkpoints.
+      for (const auto& [pid, _] : running) kill(pid, SIGINT);
+      forwarded = true;
+    }
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid <= 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const PlannedRun& r = runs[it->second.first];
+    const double seconds =
+        read_status(r).seconds +
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - it->second.second)
+            .count();
+    running.erase(it);
+    const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok && fs::exists(r.run_dir / "model.pt")) {
+      write_status(r, "done", seconds,
+                   sweep::final_validation(read_file((r.run_dir / "metrics.jsonl").string())));
+      ++finished;
+    } else if (train::stop_requested()) {
+      write_status(r, "interrupted", seconds, json::object());
+    } else {
+      write_status(r, "failed", seconds, json::object());
+      std::fprintf(stderr, "\nsweep: %s failed: %s\n", r.name.c_str(),
+                   last_line(r.log_path).c_str());
+      ++failed;
+    }
+    progress.update(finished + failed, "running " + std::to_string(running.size()));
+  }
+  progress.finish();
+
+  std::vector<sweep::RunResult> results;
+  for (const PlannedRun& r : runs) results.push_back(read_status(r));
+  const sweep::Summary summary = sweep::summarise(combinations, results);
+  const std::string markdown = sweep::to_markdown(summary);
+  write_file_atomically((out / "results.md").string(), markdown);
+  write_file_atomically((out / "results.csv").string(), sweep::to_csv(summary));
+  write_file_atomically((out / "results.html").string(),
+                        sweep::to_html(summary, "graphcost sweep: " + c.collection));
+  std::printf("%s", markdown.c_str());
+  check_data(!train::stop_requested(), c.out, "",
+             "interrupted; run the same command again to resume");
+  check_data(failed == 0, c.out, "",
+             std::to_string(failed) + " run(s) failed; their logs are in " +
+                 (out / "runs").string() + " (run the same command again to retry them)");
+}
+
+}  // namespace
+
+void add_sweep_command(CLI::App& app) {
+  auto options = std::make_shared<SweepCommand>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Train every combination of a sweep file for several seeds and tabulate them");
+  cmd->add_option("--data", options->data, "Dataset root, collection folder, .npz or pack")
+      ->required();
+  cmd->add_option("--collection", options->collection, "Collection id")->required();
+  cmd->add_option("--grid", options->grid,
+                  "Sweep file (JSON: base, variants, grid, random; see docs/sweep.md)")
+      ->required();
+  cmd->add_option("--out", options->out, "Sweep folder (runs, results.md/.csv/.html)");
+  cmd->add_option("--seeds", options->seeds, "Seeds per combination")->capture_default_str();
+  cmd->add_option("--first-seed", options->first_seed, "The first seed")->capture_default_str();
+  cmd->add_option("--random-seed", options->random_seed, "Seed for drawing random-search samples")
+      ->capture_default_str();
+  cmd->add_option("--jobs", options->jobs, "Runs trained at the same time")->capture_default_str();
+  cmd->add_option("--threads", options->threads, "Threads shared by the jobs (0 = all cores)")
+      ->capture_default_str();
+  cmd->add_flag("--dry-run", options->dry_run, "List the combinations and stop");
+  cmd->callback([options] {
+    check_data(options->dry_run || !options->out.empty(), "sweep", "--out", "is required");
+    run(*options);
+  });
+}
+
+}  // namespace graphcost::cli
