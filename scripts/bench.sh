@@ -14,3 +14,9 @@ else
 fi
 echo "== model_bench (10k-node graph, 5% configurable, default model, 2 threads)"
 "$build/bench/model_bench" 6
+echo "== delta_bench (full vs delta evaluation, 2 threads; BENCH_FULL=1: 5k/20k/40k nodes x 2/5/10%)"
+if [ "${BENCH_FULL:-0}" = 1 ]; then
+  "$build/bench/delta_bench"
+else
+  "$build/bench/delta_bench" --quick
+fi

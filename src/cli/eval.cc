@@ -20,6 +20,7 @@ struct EvalOptions {
   int64_t slate_size = 256;
   uint64_t seed = 0;
   int threads = 0;
+  int prune_hops = kRunPruning;
   bool json = false;
 };
 
@@ -41,6 +42,7 @@ void run_eval(const EvalOptions& o) {
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
+  apply_run_pruning(run, o.prune_hops, load);
   auto c = data::open_collection(o.data, id, o.split, load);
   std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs);
   for (const auto& s : scores) {
@@ -74,6 +76,8 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed for sampling and the random baseline")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--prune", o->prune_hops,
+                  "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
   cmd->callback([o] { run_eval(*o); });
 }

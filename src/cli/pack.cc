@@ -2,9 +2,13 @@
 // single memory-mappable pack (docs/pack-format.md).
 #include "io/pack.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <thread>
 
 #include "cli/commands.h"
+#include "core/error.h"
 #include "core/progress.h"
 #include "data/collection.h"
 
@@ -20,6 +24,7 @@ struct PackOptions {
   bool skip_invalid = false;
   bool keep_duplicates = false;
   std::vector<std::string> exclude;
+  int64_t files_at_once = 0;
 };
 
 void run_pack(const PackOptions& o) {
@@ -29,23 +34,46 @@ void run_pack(const PackOptions& o) {
   // Test files keep every configuration: a submission names configurations by their index.
   load.merge_duplicates = !o.keep_duplicates && o.split != "test";
   load.exclude = o.exclude;
+  std::unique_ptr<io::PackWriter> writer;
+  std::string split = o.split;
+  data::CollectionId pack_id = id;
   // Loads, validates and deduplicates the same way training does, so a pack holds exactly
-  // what training on the npz folder would see.
-  const auto collection = data::open_collection(o.root, id, o.split, load);
-  const data::ConfigView first = collection->configs(0);
-  io::PackWriter writer(o.out, collection->id(), collection->split(), first.kind,
-                        collection->graph(0).feature_width, first.width);
-  Progress progress("pack", collection->size(), "graphs");
-  for (int64_t g = 0; g < collection->size(); ++g) {
-    writer.add(collection->graph(g), collection->configs(g), collection->source(g));
-    progress.update(g + 1, collection->graph(g).name);
+  // what training on the npz folder would see; but only a few files at a time, written out
+  // graph by graph, so packing a split never holds the whole split in memory.
+  const int64_t files_at_once =
+      o.files_at_once > 0 ? o.files_at_once
+                          : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  int64_t total = 0;  // graphs expected: one per npz file (a .pb file may hold several)
+  if (io::is_pack_file(o.root)) {
+    // Repacking keeps the source pack's own id and split.
+    const auto source = data::open_collection(o.root, id, o.split, load);
+    total = source->size();
+    pack_id = source->id();
+    split = source->split();
+  } else {
+    try {
+      total = static_cast<int64_t>(data::list_collection_files(o.root, id, o.split).size());
+    } catch (const Error&) {
+      // A Kernel Tuner source: no record files to count; the progress line shows graphs only.
+    }
   }
-  writer.commit();
+  Progress progress("pack", total, "graphs");
+  int64_t done = 0;
+  data::for_each_graph(
+      o.root, id, o.split, load, files_at_once,
+      [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
+        if (!writer) {
+          writer = std::make_unique<io::PackWriter>(o.out, pack_id, split, configs.kind,
+                                                    graph.feature_width, configs.width);
+        }
+        writer->add(graph, configs, source);
+        progress.update(++done, graph.name);
+      });
+  writer->commit();
   progress.finish();
   std::printf("wrote %s: %s %s, %lld graphs, %lld configurations, %.1f MB\n", o.out.c_str(),
-              collection->id().str().c_str(), collection->split().c_str(),
-              static_cast<long long>(writer.graphs()),
-              static_cast<long long>(writer.configurations()), writer.bytes() / 1e6);
+              pack_id.str().c_str(), split.c_str(), static_cast<long long>(writer->graphs()),
+              static_cast<long long>(writer->configurations()), writer->bytes() / 1e6);
 }
 
 }  // namespace
@@ -67,6 +95,10 @@ void add_pack_command(CLI::App& app) {
                 "keep repeated configurations instead of merging them (minimum runtime); the test "
                 "split always keeps them, so submission indices stay the file's own");
   cmd->add_option("--exclude", options->exclude, "graph names (file stems) to leave out");
+  cmd->add_option("--files-at-once", options->files_at_once,
+                  "files read in parallel before they are written (0: one per core); memory "
+                  "holds about this many graphs")
+      ->capture_default_str();
   cmd->callback([options] { run_pack(*options); });
 }
 

@@ -21,6 +21,7 @@ struct PredictOptions {
   std::string out;
   int64_t slate_size = 256;
   int threads = 0;
+  int prune_hops = kRunPruning;
 };
 
 void run_predict(const PredictOptions& o) {
@@ -31,6 +32,7 @@ void run_predict(const PredictOptions& o) {
   data::CollectionId id = data::CollectionId::parse(collection);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
+  apply_run_pruning(run, o.prune_hops, load);  // pruning keeps every configuration
   auto c = data::open_collection(o.data, id, o.split, load);
   Scorer scorer;
   scorer.ranker = &run.ranker;
@@ -59,6 +61,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
+  cmd->add_option("--prune", o->prune_hops,
+                  "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
   cmd->callback([o] { run_predict(*o); });
 }
 

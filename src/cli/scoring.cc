@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/random.h"
+#include "data/prune.h"
 #include "model/graph_tensors.h"
 #include "model/predict.h"
 
@@ -27,8 +28,23 @@ Run load_run(const std::string& run_dir) {
     if (config.contains("collection") && config["collection"].is_string()) {
       run.collection = config["collection"].get<std::string>();
     }
+    if (config.contains("prune_hops")) {
+      check_data(config["prune_hops"].is_number_integer(), config_path, "prune_hops",
+                 "expected an integer");
+      run.prune_hops = config["prune_hops"].get<int>();
+    }
+    if (config.contains("prune_seeds")) {
+      check_data(config["prune_seeds"].is_string(), config_path, "prune_seeds",
+                 "expected a string");
+      run.prune_seeds = config["prune_seeds"].get<std::string>();
+    }
   }
   return run;
+}
+
+void apply_run_pruning(const Run& run, int prune_hops, data::LoadOptions& load) {
+  load.prune_hops = prune_hops == kRunPruning ? run.prune_hops : prune_hops;
+  load.prune_seed_opcodes = data::parse_prune_seeds(run.prune_seeds);
 }
 
 namespace {

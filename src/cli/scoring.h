@@ -16,10 +16,17 @@ namespace graphcost::cli {
 struct Run {
   model::Ranker ranker{nullptr};
   std::string collection;  // the collection id the run was trained on ("" when unknown)
+  int prune_hops = -1;       // the pruning the run trained with (-1: none)
+  std::string prune_seeds = "all";
 };
 
-// Loads RUN_DIR/model.pt and the collection id from RUN_DIR/config.json.
+// Loads RUN_DIR/model.pt and, from RUN_DIR/config.json, the collection id and pruning.
 Run load_run(const std::string& run_dir);
+
+// The value of an eval/predict --prune flag that means "as the run was trained".
+constexpr int kRunPruning = -2;
+// Sets load's pruning to the run's, or to prune_hops when it is not kRunPruning.
+void apply_run_pruning(const Run& run, int prune_hops, data::LoadOptions& load);
 
 // How to score: a model, or a baseline ("random", or "default" for tile: the compiler's
 // default configuration first, i.e. the one whose runtime equals its normaliser).

@@ -8,6 +8,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "data/prune.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -85,6 +86,8 @@ void run(const TrainCommand& command) {
   data::LoadOptions load;
   load.skip_invalid = command.skip_invalid;
   load.exclude = command.exclude;
+  load.prune_hops = options.prune_hops;
+  load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
   std::unique_ptr<data::Collection> train_set =
       data::open_collection(options.data, id, options.split, load);
   std::unique_ptr<data::Collection> valid_set;
@@ -106,6 +109,8 @@ void run(const TrainCommand& command) {
   } else {
     std::fprintf(stderr, "train: %lld iterations; model in %s/model.pt\n",
                  static_cast<long long>(result.iterations), command.out.c_str());
+    std::fprintf(stderr, "train: %.1f%% of the time waiting for data\n",
+                 100 * result.data_wait_fraction);
   }
 }
 
@@ -160,6 +165,12 @@ void add_train_command(CLI::App& app) {
          "Iterations between checkpoints (0: only at the end)");
   b.bind("--seed", &O::seed, "Random seed (model init, batches, validation sample)");
   b.bind("--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)");
+  b.bind("--prune", &O::prune_hops,
+         "Keep only nodes within K hops of a configurable node (layout; -1: no pruning); eval "
+         "and predict apply it to the run's data");
+  b.bind("--prune-seeds", &O::prune_seeds,
+         "Configurable nodes that seed --prune: all, conv-dot-reshape, or opcode names a,b "
+         "(every configurable node is kept)");
   b.bind_model("--hidden", &M::hidden, "GraphSAGE layer widths");
   b.bind_model("--num-opcodes", &M::num_opcodes, "Opcode ids are below this");
   b.bind_model("--opcode-embedding", &M::opcode_embedding, "Opcode embedding width");

@@ -165,7 +165,8 @@ struct Loaded {
 // Validation, pruning and merging, the same for every source format.
 void prepare(GraphRecord& record, const LoadOptions& options) {
   validate_record(record);
-  if (options.prune_hops >= 0) record = prune_to_config_neighbourhood(record, options.prune_hops);
+  if (options.prune_hops >= 0)
+    record = prune_to_config_neighbourhood(record, options.prune_hops, options.prune_seed_opcodes);
   if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
 }
 
@@ -173,23 +174,38 @@ bool excluded(const LoadOptions& options, const std::string& name) {
   return std::find(options.exclude.begin(), options.exclude.end(), name) != options.exclude.end();
 }
 
-Loaded load_npz(const std::string& path, const CollectionId& id, const std::string& split,
-                const LoadOptions& options) {
-  Located located = locate(path, id, split);
+// The files of a collection after options.exclude.
+struct NpzSource {
   std::vector<std::string> files;
+  fs::path root;
+};
+
+NpzSource npz_source(const std::string& path, const CollectionId& id, const std::string& split,
+                     const LoadOptions& options) {
+  Located located = locate(path, id, split);
+  NpzSource source;
+  source.root = located.root;
   for (const std::string& f : located.files) {
-    if (!excluded(options, fs::path(f).stem().string())) files.push_back(f);
+    if (!excluded(options, fs::path(f).stem().string())) source.files.push_back(f);
   }
-  const int64_t n = static_cast<int64_t>(files.size());
+  return source;
+}
+
+// Reads files [begin, end) of source in parallel.
+Loaded load_npz_files(const NpzSource& source, int64_t begin, int64_t end,
+                      const LoadOptions& options) {
+  const std::vector<std::string>& files = source.files;
+  const int64_t n = end - begin;
   std::vector<std::vector<GraphRecord>> per_file(n);
   std::vector<std::string> file_errors(n);
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t i = 0; i < n; ++i) {
     try {
-      std::vector<GraphRecord> records = read_record_file(files[i], options);
+      const std::string& file = files[begin + i];
+      std::vector<GraphRecord> records = read_record_file(file, options);
       for (GraphRecord& record : records) {
-        if (record.configs.runtimes.empty() && !located.root.empty()) {
-          std::string answers = answers_path(located.root, files[i]);
+        if (record.configs.runtimes.empty() && !source.root.empty()) {
+          std::string answers = answers_path(source.root, file);
           if (fs::exists(answers)) attach_answers(record, answers);
         }
         prepare(record, options);
@@ -217,6 +233,12 @@ Loaded load_npz(const std::string& path, const CollectionId& id, const std::stri
   return loaded;
 }
 
+Loaded load_npz(const std::string& path, const CollectionId& id, const std::string& split,
+                const LoadOptions& options) {
+  const NpzSource source = npz_source(path, id, split, options);
+  return load_npz_files(source, 0, static_cast<int64_t>(source.files.size()), options);
+}
+
 // Graph names ("<kernel>_<device>") play the part of file stems for options.exclude.
 Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
   // The folder is read as a whole so that every device shares one feature layout.
@@ -242,6 +264,59 @@ Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// What open_collection checks of each loaded record, record by record: failures (skipped with a
+// warning under skip_invalid), the kind, and the widths against the first kept record.
+class RecordChecker {
+ public:
+  RecordChecker(const CollectionId& id, const LoadOptions& options) : id_(id), options_(options) {}
+
+  // True when record i of loaded is to be kept; an Error when it must stop the load.
+  bool keep(const Loaded& loaded, size_t i) {
+    if (!loaded.ok[i]) {
+      if (!options_.skip_invalid) throw Error(loaded.errors[i]);
+      std::fprintf(stderr, "graphcost: warning: skipping %s\n", loaded.errors[i].c_str());
+      return false;
+    }
+    const GraphRecord& r = loaded.records[i];
+    if (options_.kind_from_data && kept_ == 0 && r.configs.kind != id_.kind) {
+      id_ = r.configs.kind == ConfigKind::Tile ? CollectionId{ConfigKind::Tile, "xla", ""}
+                                               : CollectionId{ConfigKind::Layout, "xla", "default"};
+    }
+    if (r.configs.kind != id_.kind) {
+      throw Error(r.source, "", "holds " + config_kind_name(r.configs.kind) +
+                                    " configurations, but collection " + id_.str() + " was asked");
+    }
+    if (kept_ > 0) {
+      check_data(r.graph.feature_width == feature_width_, r.source, "node_feat",
+                 std::to_string(r.graph.feature_width) + " feature columns, but " +
+                     first_source_ + " has " + std::to_string(feature_width_));
+      check_data(r.configs.width == config_width_, r.source,
+                 id_.kind == ConfigKind::Tile ? "config_feat" : "node_config_feat",
+                 std::to_string(r.configs.width) + " configuration columns, but " +
+                     first_source_ + " has " + std::to_string(config_width_));
+    } else {
+      feature_width_ = r.graph.feature_width;
+      config_width_ = r.configs.width;
+      first_source_ = r.source;
+    }
+    ++kept_;
+    return true;
+  }
+  const CollectionId& id() const { return id_; }
+  int64_t kept() const { return kept_; }
+
+ private:
+  CollectionId id_;
+  const LoadOptions& options_;
+  int64_t kept_ = 0;
+  int64_t feature_width_ = 0, config_width_ = 0;
+  std::string first_source_;
+};
+
+}  // namespace
+
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options) {
   if (io::is_pack_file(path)) {
@@ -250,42 +325,44 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     if (!options.kind_from_data && pack->id().kind != id.kind) {
       throw Error(path, "", "pack holds " + pack->id().str() + ", but collection " + id.str() + " was asked");
     }
-    if (options.prune_hops >= 0) throw Error(path, "", "pruning applies to npz sources, not to packs");
-    return pack;
+    // Pruning leaves configurations as they are, so they stay in the mapping.
+    return prune_collection(std::move(pack), options.prune_hops, options.prune_seed_opcodes);
   }
   Loaded loaded = is_kernel_tuner_source(path, split) ? load_kernel_tuner(path, options)
                                                       : load_npz(path, id, split, options);
   std::vector<GraphRecord> kept;
-  CollectionId kept_id = id;
+  RecordChecker checker(id, options);
   for (size_t i = 0; i < loaded.records.size(); ++i) {
-    if (!loaded.ok[i]) {
-      if (!options.skip_invalid) throw Error(loaded.errors[i]);
-      std::fprintf(stderr, "graphcost: warning: skipping %s\n", loaded.errors[i].c_str());
-      continue;
-    }
-    const GraphRecord& r = loaded.records[i];
-    if (options.kind_from_data && kept.empty() && r.configs.kind != kept_id.kind) {
-      kept_id = r.configs.kind == ConfigKind::Tile ? CollectionId{ConfigKind::Tile, "xla", ""}
-                                                   : CollectionId{ConfigKind::Layout, "xla", "default"};
-    }
-    if (r.configs.kind != kept_id.kind) {
-      throw Error(r.source, "", "holds " + config_kind_name(r.configs.kind) +
-                                    " configurations, but collection " + kept_id.str() + " was asked");
-    }
-    if (!kept.empty()) {
-      const GraphRecord& first = kept.front();
-      check_data(r.graph.feature_width == first.graph.feature_width, r.source, "node_feat",
-                 std::to_string(r.graph.feature_width) + " feature columns, but " + first.source +
-                     " has " + std::to_string(first.graph.feature_width));
-      check_data(r.configs.width == first.configs.width, r.source,
-                 kept_id.kind == ConfigKind::Tile ? "config_feat" : "node_config_feat",
-                 std::to_string(r.configs.width) + " configuration columns, but " + first.source +
-                     " has " + std::to_string(first.configs.width));
-    }
-    kept.push_back(std::move(loaded.records[i]));
+    if (checker.keep(loaded, i)) kept.push_back(std::move(loaded.records[i]));
   }
   if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
-  return std::make_unique<MemoryCollection>(kept_id, split, std::move(kept));
+  return std::make_unique<MemoryCollection>(checker.id(), split, std::move(kept));
+}
+
+CollectionId for_each_graph(const std::string& path, const CollectionId& id,
+                            const std::string& split, const LoadOptions& options,
+                            int64_t files_at_once, const GraphConsumer& consume) {
+  if (io::is_pack_file(path) || is_kernel_tuner_source(path, split)) {
+    // A pack is memory-mapped already; a Kernel Tuner folder is read as a whole (its devices
+    // share one feature layout) and is small.
+    const std::unique_ptr<Collection> c = open_collection(path, id, split, options);
+    for (int64_t g = 0; g < c->size(); ++g) consume(c->graph(g), c->configs(g), c->source(g));
+    return c->id();
+  }
+  const NpzSource source = npz_source(path, id, split, options);
+  const int64_t files = static_cast<int64_t>(source.files.size());
+  const int64_t step = std::max<int64_t>(1, files_at_once);
+  RecordChecker checker(id, options);
+  for (int64_t begin = 0; begin < files; begin += step) {
+    Loaded loaded = load_npz_files(source, begin, std::min(files, begin + step), options);
+    for (size_t i = 0; i < loaded.records.size(); ++i) {
+      if (!checker.keep(loaded, i)) continue;
+      const GraphRecord& r = loaded.records[i];
+      consume(r.graph, r.configs.view(), r.source);
+    }
+  }
+  if (checker.kept() == 0) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
+  return checker.id();
 }
 
 }  // namespace graphcost::data

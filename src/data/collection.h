@@ -2,6 +2,7 @@
 // configuration of any graph, whatever the source (npz folder, single file, pack).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,9 @@ struct LoadOptions {
   // Keep only the nodes within this many hops of a configurable node (layout graphs; see
   // data/prune.h).
   int prune_hops = -1;  // -1: no pruning
+  // Only configurable nodes with these opcodes seed the neighbourhood (every configurable node
+  // is kept regardless); empty: all of them seed it. See data/prune.h, parse_prune_seeds.
+  std::vector<int32_t> prune_seed_opcodes;
   // Raw protobuf records (.pb): append the extended feature columns (docs/ingest.md).
   bool extended_features = false;
 };
@@ -96,5 +100,18 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
 // exclude then names graphs rather than file stems.
 std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
                                             const std::string& split, const LoadOptions& options);
+
+// Receives one graph of for_each_graph; the references are valid during the call only.
+using GraphConsumer =
+    std::function<void(const Graph& graph, const ConfigView& configs, const std::string& source)>;
+
+// The graphs open_collection(path, id, split, options) would hold, in the same order and
+// checked the same way, handed to consume one by one while reading only files_at_once files
+// at a time (in parallel), so memory holds a few graphs rather than the whole split. Returns
+// the collection id (as kind_from_data resolves it). Packs and Kernel Tuner caches are opened
+// whole (a pack is memory-mapped).
+CollectionId for_each_graph(const std::string& path, const CollectionId& id,
+                            const std::string& split, const LoadOptions& options,
+                            int64_t files_at_once, const GraphConsumer& consume);
 
 }  // namespace graphcost::data

@@ -189,7 +189,7 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   return reached;
 }
 
-torch::Tensor RankerImpl::forward(const Slate& slate) {
+torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
   const GraphTensors& g = check_slate(slate);
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   const bool tile = options_.kind == data::ConfigKind::Tile;
@@ -203,7 +203,7 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
       Slate part = slate;
       part.config_features =
           slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
-      parts.push_back(forward(part));
+      parts.push_back(forward(part, with_constant));
     }
     return torch::cat(parts);
   }
@@ -243,8 +243,9 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
     const torch::Tensor users = mean_aggregate(x, csr.user_offsets, csr.user_indices,
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
-    // The shared state is only read where the configuration has not yet reached.
-    if (shared.defined() && plan.reach[l] < n) {
+    // The shared state is only read where the configuration has not yet reached; after the
+    // last layer only by the constant.
+    if (shared.defined() && plan.reach[l] < n && (with_constant || l < num_layers)) {
       shared = shared.contiguous();
       shared = sage_layer(l - 1, shared,
                           mean_aggregate(shared, g.operand_offsets, g.operand_indices,
@@ -256,7 +257,7 @@ torch::Tensor RankerImpl::forward(const Slate& slate) {
   }
   const int64_t last = plan.reach[num_layers];
   torch::Tensor scores = head_->forward(reached).squeeze(-1).sum(0);
-  if (last < n) {
+  if (last < n && with_constant) {
     scores = scores + head_->forward(shared.index_select(0, plan.order.slice(0, last, n))).sum();
   }
   return scores + zero;

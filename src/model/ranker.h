@@ -47,7 +47,10 @@ class RankerImpl : public torch::nn::Module {
   explicit RankerImpl(const ModelOptions& options);
   // Scores of the slate's configurations: [S]. Nodes further than num_layers hops from every
   // configurable node are computed once for the whole slate (see config_reach.h).
-  torch::Tensor forward(const Slate& slate);
+  // with_constant = false leaves out their head terms, the same for every configuration of the
+  // graph: the scores shift by one constant per graph, which shift-invariant (ranking) losses
+  // do not see, and the last layer's configuration-independent pass is skipped.
+  torch::Tensor forward(const Slate& slate, bool with_constant = true);
   // The same scores computed naively, every node for every configuration: the reference that
   // tests compare forward() against.
   torch::Tensor forward_dense(const Slate& slate);

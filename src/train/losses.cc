@@ -117,6 +117,13 @@ std::string WeightedLoss::name() const {
   return out.str();
 }
 
+bool WeightedLoss::shift_invariant() const {
+  for (const auto& term : terms_) {
+    if (term.first != 0 && !term.second->shift_invariant()) return false;
+  }
+  return true;
+}
+
 std::vector<std::string> loss_names() { return {"listmle", "hinge", "diffmat", "mape"}; }
 
 std::unique_ptr<Loss> make_loss(const std::string& name) {

@@ -19,6 +19,9 @@ class Loss {
   virtual torch::Tensor operator()(const torch::Tensor& scores,
                                    const torch::Tensor& runtimes) const = 0;
   virtual std::string name() const = 0;
+  // True when adding the same constant to every score leaves the loss unchanged (ranking
+  // losses); then training may drop score terms shared by every configuration.
+  virtual bool shift_invariant() const { return true; }
 };
 
 // ListMLE: the negative log Plackett-Luce likelihood (summed over positions) of the measured
@@ -68,6 +71,7 @@ class MapeLoss : public Loss {
   torch::Tensor operator()(const torch::Tensor& scores,
                            const torch::Tensor& runtimes) const override;
   std::string name() const override { return "mape"; }
+  bool shift_invariant() const override { return false; }  // compares absolute values
 };
 
 // A weighted sum of losses.
@@ -78,6 +82,7 @@ class WeightedLoss : public Loss {
                            const torch::Tensor& runtimes) const override;
   // The spec it came from, e.g. "diffmat:1,mape:0.1".
   std::string name() const override;
+  bool shift_invariant() const override;  // when every term is
   size_t size() const { return terms_.size(); }
 
  private:

@@ -154,6 +154,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
   const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);
+  // Ranking losses ignore the score terms every configuration shares: skip computing them.
+  const bool shift_invariant = loss->shift_invariant();
   const ScheduleOptions schedule = options.schedule();
   const std::vector<torch::Tensor> parameters = model->parameters();
   const std::unique_ptr<torch::optim::Optimizer> optimizer = make_optimizer(parameters, schedule);
@@ -190,7 +192,9 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
 
   TrainResult result;
   Progress progress("train", options.iterations, "it");
-  double interval_loss = 0, last_grad_norm = 0;
+  double interval_loss = 0, last_grad_norm = 0, last_wait_fraction = 0;
+  const auto run_start = std::chrono::steady_clock::now();
+  const double run_wait_start = sampler.wait_seconds();
   int64_t interval_iterations = 0, interval_configs = 0;
   auto interval_start = std::chrono::steady_clock::now();
   double interval_wait_start = sampler.wait_seconds();
@@ -205,7 +209,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     optimizer->zero_grad();
     torch::Tensor total = torch::zeros({});
     for (const model::Slate& slate : batch.slates)
-      total = total + (*loss)(model->forward(slate), slate.runtimes);
+      total = total + (*loss)(model->forward(slate, !shift_invariant), slate.runtimes);
     total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",
@@ -226,13 +230,14 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - interval_start).count();
       const double wait = sampler.wait_seconds() - interval_wait_start;
+      last_wait_fraction = seconds > 0 ? std::min(1.0, wait / seconds) : 0.0;
       nlohmann::json line = {
           {"iteration", iteration},
           {"loss", interval_loss / interval_iterations},
           {"lr", learning_rate_at(schedule, iteration - 1)},
           {"grad_norm", last_grad_norm},
           {"configs_per_s", seconds > 0 ? interval_configs / seconds : 0.0},
-          {"data_wait_fraction", seconds > 0 ? std::min(1.0, wait / seconds) : 0.0}};
+          {"data_wait_fraction", last_wait_fraction}};
       result.last_loss = interval_loss / interval_iterations;
       if (validate_now) {
         std::vector<GraphPrediction> predictions;
@@ -264,11 +269,16 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0)
       checkpoint(iteration);
     char extra[96];
-    std::snprintf(extra, sizeof extra, "loss %.4g", result.last_loss);
+    std::snprintf(extra, sizeof extra, "loss %.4g, data wait %.0f%%", result.last_loss,
+                  100 * last_wait_fraction);
     progress.update(iteration, extra);
   }
   checkpoint(iteration);
   result.iterations = iteration;
+  const double run_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  result.data_wait_fraction =
+      run_seconds > 0 ? std::min(1.0, (sampler.wait_seconds() - run_wait_start) / run_seconds) : 0;
   if (!result.interrupted) model::save_model(model, (fs::path(run_dir) / "model.pt").string());
   if (result.interrupted) {
     // finish() would report the full total; end the progress line where the run stopped.

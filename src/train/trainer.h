@@ -44,6 +44,7 @@ struct TrainResult {
   bool interrupted = false;
   double last_loss = 0;            // mean loss of the last logged interval
   nlohmann::json last_validation;  // empty when no validation ran
+  double data_wait_fraction = 0;   // share of the loop's time spent waiting for batches
 };
 
 // Fills the data-dependent model options (kind, feature widths) from a collection.

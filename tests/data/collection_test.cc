@@ -143,6 +143,48 @@ TEST_F(OpenCollection, KindFromData) {
 namespace graphcost::data {
 namespace {
 
+TEST_F(OpenCollection, ForEachGraphStreamsWhatOpenCollectionHolds) {
+  for (const char* stem : {"c", "a", "b", "d", "e"}) write(stem, testing::small_layout_record(), dir_);
+  GraphRecord bad = testing::small_layout_record();
+  bad.graph.configurable_nodes = {1, 1};
+  write("bad", bad, dir_);
+  LoadOptions options;
+  options.skip_invalid = true;
+  options.exclude = {"d"};
+  options.prune_hops = 0;
+  const auto whole = open_collection(root_.string(), id_, "train", options);
+  for (int64_t files_at_once : {1, 2, 100}) {
+    std::vector<std::string> names;
+    int64_t index = 0;
+    const CollectionId id = for_each_graph(
+        root_.string(), id_, "train", options, files_at_once,
+        [&](const Graph& graph, const ConfigView& configs, const std::string& source) {
+          ASSERT_LT(index, whole->size());
+          EXPECT_EQ(graph.name, whole->graph(index).name);
+          EXPECT_EQ(graph.num_nodes, whole->graph(index).num_nodes);
+          EXPECT_EQ(graph.edges, whole->graph(index).edges);
+          EXPECT_EQ(configs.count, whole->configs(index).count);
+          EXPECT_EQ(source, whole->source(index));
+          names.push_back(graph.name);
+          ++index;
+        });
+    EXPECT_EQ(id.str(), id_.str());
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "e"})) << files_at_once;
+  }
+  EXPECT_EQ(whole->graph(0).num_nodes, 2);  // pruned to the configurable nodes
+  // Without skip_invalid the bad file stops the stream, as it stops open_collection.
+  EXPECT_THROW(for_each_graph(root_.string(), id_, "train", {}, 2,
+                              [](const Graph&, const ConfigView&, const std::string&) {}),
+               Error);
+  GraphRecord wide = testing::small_layout_record();
+  wide.graph.feature_width = 1;
+  wide.graph.node_features = {0, 1, 2, 3};
+  write("f", wide, dir_);
+  EXPECT_THROW(for_each_graph(root_.string(), id_, "train", options, 1,
+                              [](const Graph&, const ConfigView&, const std::string&) {}),
+               Error);
+}
+
 TEST(OpenCollectionRaw, ReadsTuningRecordsDirectly) {
   const std::string tile = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/op_tuning_data.pb";
   const std::string layout = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/module_tuning_data_layout.pb";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/error.h"
 #include "core/random.h"
 #include "data/validate.h"
 #include "io/tpugraphs_npz.h"
@@ -89,6 +90,56 @@ TEST(PruneToConfigNeighbourhood, TwoHopsReachSiblingsThroughAnOperand) {
   EXPECT_EQ(g.configurable_nodes, (std::vector<int32_t>{3, 1}));
   EXPECT_EQ(g.node_splits, (std::vector<int64_t>{0, 2, 5}));
   validate_record(p);
+}
+
+TEST(ParsePruneSeeds, NamesAndShorthands) {
+  EXPECT_TRUE(parse_prune_seeds("").empty());
+  EXPECT_TRUE(parse_prune_seeds("all").empty());
+  // TpuGraphs ids: convolution 26, dot 34, reshape 75.
+  EXPECT_EQ(parse_prune_seeds("conv-dot-reshape"), (std::vector<int32_t>{26, 34, 75}));
+  EXPECT_EQ(parse_prune_seeds("dot,convolution"), (std::vector<int32_t>{34, 26}));
+  EXPECT_THROW(parse_prune_seeds("dot,matmul"), Error);
+  EXPECT_THROW(parse_prune_seeds("dot,"), Error);
+}
+
+TEST(PruneToConfigNeighbourhood, SeedOpcodesKeepEveryConfigurableNode) {
+  GraphRecord r = chain_record();
+  r.graph.opcodes[3] = 34;  // node 3 is a dot, node 1 (configurable too) is not
+  GraphRecord p = prune_to_config_neighbourhood(r, 1, {26, 34, 75});
+  const Graph& g = p.graph;
+  // Within 1 hop of 3: 1, 3, 4; node 1 is also configurable. Kept 1, 3, 4 -> 0, 1, 2.
+  EXPECT_EQ(g.num_nodes, 3);
+  EXPECT_EQ(g.opcodes, (std::vector<int32_t>{101, 34, 104}));
+  EXPECT_EQ(g.edges, (std::vector<int32_t>{1, 0, 2, 1}));
+  EXPECT_EQ(g.configurable_nodes, (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(p.configs.layout, r.configs.layout);
+  validate_record(p);
+  // Node 1 alone as a seed at 2 hops: 1; 0, 3; 2, 4.
+  r.graph.opcodes[3] = 103;
+  r.graph.opcodes[1] = 26;
+  EXPECT_EQ(prune_to_config_neighbourhood(r, 2, {26}).graph.num_nodes, 5);
+  // No configurable node has a seed opcode: every configurable node seeds.
+  EXPECT_EQ(prune_to_config_neighbourhood(r, 1, {75}).graph.edges,
+            prune_to_config_neighbourhood(r, 1).graph.edges);
+}
+
+TEST(PruneCollection, PrunesGraphsAndKeepsConfigurationsInPlace) {
+  std::vector<GraphRecord> records = {chain_record(), testing::small_layout_record()};
+  auto base = std::make_unique<MemoryCollection>(CollectionId::parse("layout:xla:default"),
+                                                 "train", records);
+  const MemoryCollection* raw = base.get();
+  const int8_t* layout0 = raw->configs(0).layout;
+  auto pruned = prune_collection(std::move(base), 1);
+  ASSERT_EQ(pruned->size(), 2);
+  EXPECT_EQ(pruned->graph(0).num_nodes, 4);
+  EXPECT_EQ(pruned->graph(0).edges, prune_to_config_neighbourhood(chain_record(), 1).graph.edges);
+  EXPECT_EQ(&pruned->graph(0), &pruned->graph(0));  // pruned once
+  EXPECT_EQ(pruned->configs(0).layout, layout0);
+  EXPECT_EQ(pruned->source(1), "small.npz");
+  auto unpruned = std::make_unique<MemoryCollection>(CollectionId::parse("layout:xla:default"),
+                                                     "train", records);
+  const Collection* same = unpruned.get();
+  EXPECT_EQ(prune_collection(std::move(unpruned), -1).get(), same);
 }
 
 void expect_same_record(const GraphRecord& a, const GraphRecord& b) {
