@@ -45,6 +45,10 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"checkpoint_every", o.checkpoint_every},
                      {"seed", o.seed},
                      {"threads", o.threads}};
+  j["gst_segment_nodes"] = o.gst_segment_nodes;
+  j["gst_segments_per_step"] = o.gst_segments_per_step;
+  j["gst_stale_dropout"] = o.gst_stale_dropout;
+  j["gst_partition"] = o.gst_partition;
   nlohmann::json model;
   model::to_json(model, o.model);
   j["model"] = model;
@@ -108,6 +112,14 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.seed);
     else if (key == "threads")
       read(value, key, o.threads);
+    else if (key == "gst_segment_nodes")
+      read(value, key, o.gst_segment_nodes);
+    else if (key == "gst_segments_per_step")
+      read(value, key, o.gst_segments_per_step);
+    else if (key == "gst_stale_dropout")
+      read(value, key, o.gst_stale_dropout);
+    else if (key == "gst_partition")
+      read(value, key, o.gst_partition);
     else if (key == "model")
       model::from_json(value, o.model);
     else
