@@ -90,7 +90,10 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     scores.name = graph.name;
     if (scorer.ranker) {
       model::GraphTensors tensors = model::make_graph_tensors(graph);
-      scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices, scorer.slate_size);
+      // A model trained by segments (docs/gst.md) scores by segments.
+      const auto segments = model::segments_for_model(graph, (*scorer.ranker)->options());
+      scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices,
+                                              scorer.slate_size, segments.get());
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);
     }

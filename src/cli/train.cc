@@ -171,6 +171,13 @@ void add_train_command(CLI::App& app) {
   b.bind("--prune-seeds", &O::prune_seeds,
          "Configurable nodes that seed --prune: all, conv-dot-reshape, or opcode names a,b "
          "(every configurable node is kept)");
+  b.bind("--gst-segment-nodes", &O::gst_segment_nodes,
+         "Graph Segment Training: nodes per segment (0: off; docs/gst.md)");
+  b.bind("--gst-segments-per-step", &O::gst_segments_per_step,
+         "GST: segments per graph computed with gradients each step");
+  b.bind("--gst-stale-dropout", &O::gst_stale_dropout,
+         "GST: probability of dropping each stale (historical) segment score");
+  b.bind("--gst-partition", &O::gst_partition, "GST: contiguous (node_splits first) or metis");
   b.bind_model("--hidden", &M::hidden, "GraphSAGE layer widths");
   b.bind_model("--num-opcodes", &M::num_opcodes, "Opcode ids are below this");
   b.bind_model("--opcode-embedding", &M::opcode_embedding, "Opcode embedding width");

@@ -32,6 +32,8 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
                      {"hidden", options.hidden},
                      {"dropout", options.dropout},
                      {"activation", options.activation}};
+  j["segment_nodes"] = options.segment_nodes;
+  j["segment_partition"] = options.segment_partition;
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
@@ -63,6 +65,14 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
         options.dropout = value.get<double>();
       } else if (key == "activation") {
         options.activation = value.get<std::string>();
+      } else if (key == "segment_nodes") {
+        options.segment_nodes = value.get<int64_t>();
+        check_data(options.segment_nodes >= 0, kWhere, key, "must be >= 0 (0: whole graph)");
+      } else if (key == "segment_partition") {
+        options.segment_partition = value.get<std::string>();
+        check_data(options.segment_partition == "contiguous" ||
+                       options.segment_partition == "metis",
+                   kWhere, key, "expected \"contiguous\" or \"metis\"");
       } else {
         throw Error(kWhere, key, "unknown key");
       }

@@ -7,7 +7,8 @@ namespace graphcost::model {
 
 std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
                                   const data::ConfigView& configs,
-                                  const std::vector<int64_t>& config_indices, int64_t slate_size) {
+                                  const std::vector<int64_t>& config_indices, int64_t slate_size,
+                                  const SegmentedGraph* segments) {
   std::vector<int64_t> indices = config_indices;
   if (indices.empty()) {
     indices.resize(configs.count);
@@ -21,7 +22,7 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
   for (size_t start = 0; start < indices.size(); start += slate_size) {
     size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
     std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
-    torch::Tensor out = ranker->forward(make_slate(graph, configs, chunk)).to(torch::kFloat64).contiguous();
+    torch::Tensor out = forward_graph(ranker, make_slate(graph, configs, chunk), segments).to(torch::kFloat64).contiguous();
     const double* p = out.data_ptr<double>();
     scores.insert(scores.end(), p, p + out.numel());
   }

@@ -6,14 +6,17 @@
 
 #include "data/configs.h"
 #include "model/ranker.h"
+#include "model/segments.h"
 
 namespace graphcost::model {
 
 // Scores (predicted costs, lower = faster) of the listed configurations, or of all of them
-// when config_indices is empty; evaluated slate_size configurations at a time.
+// when config_indices is empty; evaluated slate_size configurations at a time. With segments
+// (a model trained by segments, ModelOptions::segment_nodes > 0) a score is the sum over them.
 std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
                                   const data::ConfigView& configs,
                                   const std::vector<int64_t>& config_indices = {},
-                                  int64_t slate_size = 256);
+                                  int64_t slate_size = 256,
+                                  const SegmentedGraph* segments = nullptr);
 
 }  // namespace graphcost::model

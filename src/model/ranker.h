@@ -30,6 +30,11 @@ struct ModelOptions {
   std::vector<int64_t> hidden = {146, 146, 146, 146};
   double dropout = 0.0;                   // after every layer; shared by a slate at unreached nodes
   std::string activation = "leaky_relu";  // leaky_relu, relu, gelu, silu or tanh
+  // Graph Segment Training (docs/gst.md): a whole graph is scored as the sum of its segments of
+  // at most segment_nodes nodes (0: the whole graph at once), cut by segment_partition
+  // ("contiguous" or "metis"). Read by score_configs and validation, not by forward().
+  int64_t segment_nodes = 0;
+  std::string segment_partition = "contiguous";
 };
 
 // Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),

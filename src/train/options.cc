@@ -47,6 +47,10 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"threads", o.threads},
                      {"prune_hops", o.prune_hops},
                      {"prune_seeds", o.prune_seeds}};
+  j["gst_segment_nodes"] = o.gst_segment_nodes;
+  j["gst_segments_per_step"] = o.gst_segments_per_step;
+  j["gst_stale_dropout"] = o.gst_stale_dropout;
+  j["gst_partition"] = o.gst_partition;
   nlohmann::json model;
   model::to_json(model, o.model);
   j["model"] = model;
@@ -114,6 +118,14 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.prune_hops);
     else if (key == "prune_seeds")
       read(value, key, o.prune_seeds);
+    else if (key == "gst_segment_nodes")
+      read(value, key, o.gst_segment_nodes);
+    else if (key == "gst_segments_per_step")
+      read(value, key, o.gst_segments_per_step);
+    else if (key == "gst_stale_dropout")
+      read(value, key, o.gst_stale_dropout);
+    else if (key == "gst_partition")
+      read(value, key, o.gst_partition);
     else if (key == "model")
       model::from_json(value, o.model);
     else

@@ -40,6 +40,14 @@ struct TrainOptions {
   // (data/prune.h); eval and predict apply the same pruning to a run's data.
   int prune_hops = -1;  // -1: no pruning
   std::string prune_seeds = "all";  // "all", "conv-dot-reshape" or HLO opcode names (a,b,...)
+  // Graph Segment Training (docs/gst.md): graphs cut into segments of at most gst_segment_nodes
+  // nodes (0: off); per step gst_segments_per_step random segments of each graph get
+  // gradients, the others come from the historical table, each dropped with probability
+  // gst_stale_dropout. gst_partition: "contiguous" (node_splits when present) or "metis".
+  int64_t gst_segment_nodes = 0;
+  int64_t gst_segments_per_step = 1;
+  double gst_stale_dropout = 0.0;
+  std::string gst_partition = "contiguous";
   model::ModelOptions model;
 
   ScheduleOptions schedule() const;

@@ -16,6 +16,7 @@
 #include "eval/metrics.h"
 #include "model/threads.h"
 #include "train/checkpoint.h"
+#include "train/gst.h"
 #include "train/losses.h"
 #include "train/schedule.h"
 
@@ -92,13 +93,14 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     std::sort(indices.begin(), indices.end());
     GraphPrediction prediction;
     prediction.graph = valid.graph(g).name;
+    const auto segments = model::segments_for_model(valid.graph(g), model->options());
     for (size_t begin = 0; begin < indices.size(); begin += chunk) {
       std::vector<int64_t> part(
           indices.begin() + begin,
           indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
       model::Slate slate = model::make_slate(cache.get(g), configs, part);
       slate.graph_index = g;
-      std::vector<double> scores = to_vector(model->forward(slate));
+      std::vector<double> scores = to_vector(model::forward_graph(model, slate, segments.get()));
       prediction.predicted.insert(prediction.predicted.end(), scores.begin(), scores.end());
     }
     for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
@@ -150,6 +152,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     options.threads = requested.threads;
   }
   options.model = resolve_model_options(options.model, train_set);
+  apply_gst_options(options);
   model::set_threads(options.threads);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
@@ -181,6 +184,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   const bool validating = valid_set != nullptr && valid_set->size() > 0;
   if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set);
   Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
+  std::unique_ptr<SegmentTrainer> gst;
+  if (options.gst_segment_nodes > 0) gst = std::make_unique<SegmentTrainer>(train_set, options);
 
   auto checkpoint = [&](int64_t done) {
     CheckpointState state;
@@ -208,8 +213,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     Batch batch = sampler.next();
     optimizer->zero_grad();
     torch::Tensor total = torch::zeros({});
+    uint64_t slate_stream = static_cast<uint64_t>(batch.index) * batch.slates.size();
     for (const model::Slate& slate : batch.slates)
-      total = total + (*loss)(model->forward(slate, !shift_invariant), slate.runtimes);
+      total = total + (*loss)(gst ? gst->forward(model, slate, slate_stream++)
+                                  : model->forward(slate, !shift_invariant),
+                              slate.runtimes);
     total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",
