@@ -73,7 +73,8 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     eval::GraphScores scores;
     scores.name = graph.name;
     if (scorer.ranker) {
-      model::GraphTensors tensors = model::make_graph_tensors(graph);
+      model::GraphTensors tensors = model::make_graph_tensors(
+          graph, model::graph_feature_options((*scorer.ranker)->options()));
       scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices, scorer.slate_size);
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);

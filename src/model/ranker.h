@@ -30,7 +30,16 @@ struct ModelOptions {
   std::vector<int64_t> hidden = {146, 146, 146, 146};
   double dropout = 0.0;                   // after every layer; shared by a slate at unreached nodes
   std::string activation = "leaky_relu";  // leaky_relu, relu, gelu, silu or tanh
+  // Extra node inputs (docs/features.md), built into GraphTensors by make_graph_tensors:
+  bool minus_one_padding = false;  // node layout columns one-hot like the configurations
+  bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
+  int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
+  bool virtual_node = false;       // a virtual output node fed by every sink
 };
+
+// The graph tensors a model with these options reads (the virtual node's opcode is num_opcodes,
+// an embedding row of its own).
+GraphFeatureOptions graph_feature_options(const ModelOptions& options);
 
 // Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
 // so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"

@@ -153,6 +153,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   model::set_threads(options.threads);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
+  std::fprintf(stderr, "train: model: %lld parameters\n",
+               static_cast<long long>(model->parameter_count()));
   const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);
   const ScheduleOptions schedule = options.schedule();
   const std::vector<torch::Tensor> parameters = model->parameters();
@@ -174,10 +176,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   nlohmann::json config = options;
   write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
 
-  GraphTensorCache train_cache(train_set);
+  const model::GraphFeatureOptions features = model::graph_feature_options(options.model);
+  GraphTensorCache train_cache(train_set, features);
   std::unique_ptr<GraphTensorCache> valid_cache;
   const bool validating = valid_set != nullptr && valid_set->size() > 0;
-  if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set);
+  if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set, features);
   Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
 
   auto checkpoint = [&](int64_t done) {
