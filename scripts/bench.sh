@@ -14,3 +14,7 @@ else
 fi
 echo "== model_bench (10k-node graph, 5% configurable, default model, 2 threads)"
 "$build/bench/model_bench" 6
+if [ "${BENCH_REFERENCE:-0}" = 1 ]; then
+  echo "== reference_compare (graphcost against the plain PyTorch reference; minutes)"
+  ./bench/reference_compare.sh "$build/graphcost"
+fi

@@ -108,8 +108,8 @@ GraphTensors make_graph_tensors(const data::Graph& graph, const GraphFeatureOpti
     if (layout) {
       const std::array<float, 6> padded = data::minus_one_padded_layout(raw);
       for (int64_t k = 0; k < 6; ++k) {
-        check_data(padded[k] >= -1 && padded[k] <= 5 && padded[k] == std::floor(padded[k]),
-                   where, "node_features",
+        check_data(padded[k] >= -1 && padded[k] <= 5 && padded[k] == std::floor(padded[k]), where,
+                   "node_features",
                    "node " + std::to_string(v) + ": minor_to_major value " +
                        std::to_string(padded[k]) + " is not an integer in [0, 5]");
         layout[v * 6 + k] = padded[k];

@@ -37,9 +37,9 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
       "nodes": [150, 150], "configs": [20, 20], "configurable_fraction": [0.1, 0.1]}])";
   const std::string data = (root / "data").string(), run = (root / "run").string();
   std::string output;
-  ASSERT_EQ(run_graphcost("synth --out " + data + " --plan " + plan + " --seed 3 --threads 1",
-                          &output),
-            0)
+  ASSERT_EQ(
+      run_graphcost("synth --out " + data + " --plan " + plan + " --seed 3 --threads 1", &output),
+      0)
       << output;
   // Only the planned collection and splits are written.
   EXPECT_TRUE(fs::exists(data + "/npz/layout/xla/random/valid"));
@@ -61,9 +61,9 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   EXPECT_EQ(model.at("virtual_node"), true);
 
   output.clear();
-  ASSERT_EQ(run_graphcost("eval --model " + run + " --data " + data + " --split valid --json",
-                          &output),
-            0)
+  ASSERT_EQ(
+      run_graphcost("eval --model " + run + " --data " + data + " --split valid --json", &output),
+      0)
       << output;
   EXPECT_NE(output.find("kendall_tau"), std::string::npos) << output;
 

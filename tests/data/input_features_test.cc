@@ -99,7 +99,8 @@ TEST(RandomWalk, MatchesDenseMatrixPowers) {
   const int64_t n = 30, steps = 6;
   std::vector<int32_t> edges;
   for (int e = 0; e < 50; ++e) {
-    const int32_t a = 1 + static_cast<int32_t>(rng() % (n - 2)), b = static_cast<int32_t>(rng() % a);
+    const int32_t a = 1 + static_cast<int32_t>(rng() % (n - 2)),
+                  b = static_cast<int32_t>(rng() % a);
     edges.push_back(a);
     edges.push_back(b);
   }

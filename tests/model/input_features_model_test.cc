@@ -61,7 +61,8 @@ TEST(InputFeatures, GraphTensorsCarryTheExtraInputs) {
   ASSERT_EQ(t.node_layout.sizes(), (std::vector<int64_t>{65, 6}));
   EXPECT_TRUE(torch::equal(t.node_layout[64], torch::full({6}, -1.0f)));
   // Node 7 has rank 2: layout [1, 0], then padding.
-  EXPECT_TRUE(torch::equal(t.node_layout[7], torch::tensor({1.0f, 0.0f, -1.0f, -1.0f, -1.0f, -1.0f})));
+  EXPECT_TRUE(
+      torch::equal(t.node_layout[7], torch::tensor({1.0f, 0.0f, -1.0f, -1.0f, -1.0f, -1.0f})));
   // Shape dim 0 of node 7 is 281 = 2 * 128 + 25: columns 140 (remainder) and 146 (quotient).
   EXPECT_FLOAT_EQ(t.node_features[7][140].item<float>(), std::log1p(25.0f));
   EXPECT_FLOAT_EQ(t.node_features[7][146].item<float>(), std::log1p(2.0f));
