@@ -20,3 +20,7 @@ if [ "${BENCH_FULL:-0}" = 1 ]; then
 else
   "$build/bench/delta_bench" --quick
 fi
+if [ "${BENCH_REFERENCE:-0}" = 1 ]; then
+  echo "== reference_compare (graphcost against the plain PyTorch reference; minutes)"
+  ./bench/reference_compare.sh "$build/graphcost"
+fi

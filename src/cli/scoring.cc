@@ -89,7 +89,8 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     eval::GraphScores scores;
     scores.name = graph.name;
     if (scorer.ranker) {
-      model::GraphTensors tensors = model::make_graph_tensors(graph);
+      model::GraphTensors tensors = model::make_graph_tensors(
+          graph, model::graph_feature_options((*scorer.ranker)->options()));
       // A model trained by segments (docs/gst.md) scores by segments.
       const auto segments = model::segments_for_model(graph, (*scorer.ranker)->options());
       scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices,

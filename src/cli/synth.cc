@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "data/synth/dataset.h"
+#include "data/synth/plan_file.h"
 
 namespace graphcost::cli {
 
@@ -14,6 +15,7 @@ struct SynthCommandOptions {
   std::string out;
   uint64_t seed = 0;
   std::string scale = "small";
+  std::string plan;
   double noise = 0.01;
   int threads = 0;
   bool stored = false;
@@ -29,6 +31,7 @@ void run_synth(const SynthCommandOptions& cli) {
   options.threads = cli.threads;
   options.compress = !cli.stored;
   options.overwrite = cli.overwrite;
+  if (!cli.plan.empty()) options.plan = data::synth::read_collection_plans(cli.plan);
   const auto files = data::synth::write_synthetic_dataset(options);
   int64_t configs = 0;
   for (const auto& f : files) configs += f.configs;
@@ -53,6 +56,9 @@ void add_synth_command(CLI::App& app) {
                   "small (seconds: tests, demo), medium (a minute or so), large (40k-node graphs, "
                   "100k configurations; hours and many GB)")
       ->capture_default_str();
+  cmd->add_option("--plan", options->plan,
+                  "JSON file listing the collections to write and their sizes, instead of "
+                  "--scale (format: src/data/synth/plan_file.h)");
   cmd->add_option("--noise", options->noise,
                   "Sigma of the multiplicative log-normal runtime noise (0.01 = about 1%)")
       ->capture_default_str()

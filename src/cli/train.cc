@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <type_traits>
 
 #include "cli/commands.h"
 #include "core/atomic_file.h"
@@ -34,7 +35,12 @@ class OptionBinder {
   template <typename T>
   void bind_model(const std::string& flag, T model::ModelOptions::*field, const std::string& help) {
     auto value = std::make_shared<T>(model::ModelOptions{}.*field);
-    CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_same_v<T, bool>) {
+      option = command_->add_flag(flag, *value, help);  // a switch: present means on
+    } else {
+      option = command_->add_option(flag, *value, help)->capture_default_str();
+    }
     appliers_.push_back([option, value, field](train::TrainOptions& o) {
       if (option->count() > 0) o.model.*field = *value;
     });
@@ -186,6 +192,14 @@ void add_train_command(CLI::App& app) {
                "Configuration embedding width (0: raw features)");
   b.bind_model("--dropout", &M::dropout, "Dropout probability");
   b.bind_model("--activation", &M::activation, "Activation function");
+  b.bind_model("--minus-one-padding", &M::minus_one_padding,
+               "Node layout columns 134-139 -1-padded and one-hot like the configurations");
+  b.bind_model("--shape-mod128", &M::shape_mod128,
+               "Add x % 128 and x / 128 of the shape dims as node features");
+  b.bind_model("--rw-steps", &M::random_walk_steps,
+               "Random-walk positional encodings of 1..K steps (0: off)");
+  b.bind_model("--virtual-node", &M::virtual_node,
+               "Add a virtual output node fed by every sink");
   sub->callback([command] { run(*command); });
 }
 

@@ -1,10 +1,13 @@
 #include "model/graph_tensors.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
 
 #include "core/error.h"
+#include "data/input_features.h"
 
 namespace graphcost::model {
 
@@ -37,7 +40,34 @@ void check_csr(const data::Csr& csr, int64_t num_nodes, const std::string& where
 
 }  // namespace
 
-GraphTensors make_graph_tensors(const data::Graph& graph) {
+int64_t extra_feature_width(const GraphFeatureOptions& options) {
+  return (options.shape_mod128 ? 12 : 0) + std::max<int64_t>(0, options.random_walk_steps);
+}
+
+namespace {
+
+float signed_log(float x) { return std::copysign(std::log1p(std::fabs(x)), x); }
+
+GraphTensors tensors_of(const data::Graph& graph) {
+  const std::string where = graph.name.empty() ? "graph" : graph.name;
+  const int64_t n = graph.num_nodes;
+  GraphTensors t;
+  t.num_nodes = n;
+  t.opcodes = to_int64_tensor(graph.opcodes);
+  t.operand_offsets = to_int64_tensor(graph.operands.offsets);
+  t.operand_indices = to_int64_tensor(graph.operands.indices);
+  t.user_offsets = to_int64_tensor(graph.users.offsets);
+  t.user_indices = to_int64_tensor(graph.users.indices);
+  for (int32_t v : graph.configurable_nodes) {
+    check_data(v >= 0 && v < n, where, "configurable_nodes", "node index out of range");
+  }
+  t.configurable_nodes = to_int64_tensor(graph.configurable_nodes);
+  return t;
+}
+
+}  // namespace
+
+GraphTensors make_graph_tensors(const data::Graph& graph, const GraphFeatureOptions& options) {
   const std::string where = graph.name.empty() ? "graph" : graph.name;
   const int64_t n = graph.num_nodes;
   check_data(n >= 0, where, "num_nodes", "negative node count");
@@ -49,26 +79,49 @@ GraphTensors make_graph_tensors(const data::Graph& graph) {
   check_csr(graph.users, n, where, "users");
   check_data(graph.operands.indices.size() == graph.users.indices.size(), where, "users",
              "operands and users must hold the same edges");
+  const bool tpugraphs_columns = options.minus_one_padding || options.shape_mod128;
+  check_data(!tpugraphs_columns || graph.feature_width == data::kTpuGraphsFeatureWidth, where,
+             "node_features",
+             "minus_one_padding and shape_mod128 read the TpuGraphs columns and need " +
+                 std::to_string(data::kTpuGraphsFeatureWidth) + " node features, not " +
+                 std::to_string(graph.feature_width));
+  check_data(options.random_walk_steps >= 0, where, "random_walk_steps", "must be >= 0");
 
-  GraphTensors t;
-  t.num_nodes = n;
-  t.opcodes = to_int64_tensor(graph.opcodes);
-  t.node_features = torch::empty({n, graph.feature_width}, torch::kFloat);
-  float* features = t.node_features.data_ptr<float>();
-  // Raw XLA features span many orders of magnitude (shapes, byte counts): a signed log keeps
-  // them in a range a linear layer can use.
-  for (size_t i = 0; i < graph.node_features.size(); ++i) {
-    const float x = graph.node_features[i];
-    features[i] = std::copysign(std::log1p(std::fabs(x)), x);
+  GraphTensors t = options.virtual_node ? tensors_of(data::with_virtual_output_node(
+                                              graph, static_cast<int32_t>(options.virtual_opcode)))
+                                        : tensors_of(graph);
+  const int64_t f = graph.feature_width, width = f + extra_feature_width(options);
+  const int64_t steps = options.random_walk_steps;
+  // The virtual node, when there is one, is the last row and keeps all-zero features.
+  t.node_features = torch::zeros({t.num_nodes, width}, torch::kFloat);
+  float* out = t.node_features.data_ptr<float>();
+  std::vector<float> walks;
+  if (steps > 0) walks = data::random_walk_diagonals(graph, steps);
+  if (options.minus_one_padding) t.node_layout = torch::full({t.num_nodes, 6}, -1.0f);
+  float* layout = options.minus_one_padding ? t.node_layout.data_ptr<float>() : nullptr;
+  for (int64_t v = 0; v < n; ++v) {
+    const float* raw = graph.features(v);
+    float* row = out + v * width;
+    // Raw XLA features span many orders of magnitude (shapes, byte counts): a signed log keeps
+    // them in a range a linear layer can use.
+    for (int64_t c = 0; c < f; ++c) row[c] = signed_log(raw[c]);
+    if (layout) {
+      const std::array<float, 6> padded = data::minus_one_padded_layout(raw);
+      for (int64_t k = 0; k < 6; ++k) {
+        check_data(padded[k] >= -1 && padded[k] <= 5 && padded[k] == std::floor(padded[k]), where,
+                   "node_features",
+                   "node " + std::to_string(v) + ": minor_to_major value " +
+                       std::to_string(padded[k]) + " is not an integer in [0, 5]");
+        layout[v * 6 + k] = padded[k];
+        row[data::kMinorToMajorColumn + k] = 0;  // carried by node_layout instead
+      }
+    }
+    int64_t c = f;
+    if (options.shape_mod128) {
+      for (float x : data::shape_mod128(raw)) row[c++] = signed_log(x);
+    }
+    for (int64_t k = 0; k < steps; ++k) row[c++] = walks[v * steps + k];
   }
-  t.operand_offsets = to_int64_tensor(graph.operands.offsets);
-  t.operand_indices = to_int64_tensor(graph.operands.indices);
-  t.user_offsets = to_int64_tensor(graph.users.offsets);
-  t.user_indices = to_int64_tensor(graph.users.indices);
-  for (int32_t v : graph.configurable_nodes) {
-    check_data(v >= 0 && v < n, where, "configurable_nodes", "node index out of range");
-  }
-  t.configurable_nodes = to_int64_tensor(graph.configurable_nodes);
   return t;
 }
 

@@ -21,6 +21,16 @@ int64_t config_input_width(const ModelOptions& options) {
   return values + 1;  // + the "is configured" indicator
 }
 
+GraphFeatureOptions graph_feature_options(const ModelOptions& options) {
+  GraphFeatureOptions features;
+  features.minus_one_padding = options.minus_one_padding;
+  features.shape_mod128 = options.shape_mod128;
+  features.random_walk_steps = options.random_walk_steps;
+  features.virtual_node = options.virtual_node;
+  features.virtual_opcode = options.num_opcodes;
+  return features;
+}
+
 void to_json(nlohmann::json& j, const ModelOptions& options) {
   j = nlohmann::json{{"kind", data::config_kind_name(options.kind)},
                      {"node_feature_width", options.node_feature_width},
@@ -31,7 +41,11 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
                      {"config_embedding", options.config_embedding},
                      {"hidden", options.hidden},
                      {"dropout", options.dropout},
-                     {"activation", options.activation}};
+                     {"activation", options.activation},
+                     {"minus_one_padding", options.minus_one_padding},
+                     {"shape_mod128", options.shape_mod128},
+                     {"random_walk_steps", options.random_walk_steps},
+                     {"virtual_node", options.virtual_node}};
   j["segment_nodes"] = options.segment_nodes;
   j["segment_partition"] = options.segment_partition;
 }
@@ -73,6 +87,14 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
         check_data(options.segment_partition == "contiguous" ||
                        options.segment_partition == "metis",
                    kWhere, key, "expected \"contiguous\" or \"metis\"");
+      } else if (key == "minus_one_padding") {
+        options.minus_one_padding = value.get<bool>();
+      } else if (key == "shape_mod128") {
+        options.shape_mod128 = value.get<bool>();
+      } else if (key == "random_walk_steps") {
+        options.random_walk_steps = value.get<int64_t>();
+      } else if (key == "virtual_node") {
+        options.virtual_node = value.get<bool>();
       } else {
         throw Error(kWhere, key, "unknown key");
       }

@@ -21,6 +21,7 @@ void check_options(const ModelOptions& o) {
   check_data(o.config_embedding >= 0, kWhere, "config_embedding", "must be >= 0");
   check_data(!o.hidden.empty(), kWhere, "hidden", "needs at least one layer");
   for (int64_t h : o.hidden) check_data(h > 0, kWhere, "hidden", "widths must be positive");
+  check_data(o.random_walk_steps >= 0, kWhere, "random_walk_steps", "must be >= 0");
   check_data(o.dropout >= 0.0 && o.dropout < 1.0, kWhere, "dropout", "must be in [0, 1)");
   const std::string& a = o.activation;
   check_data(a == "leaky_relu" || a == "relu" || a == "gelu" || a == "silu" || a == "tanh", kWhere,
@@ -32,22 +33,38 @@ torch::Tensor signed_log(const torch::Tensor& x) {
   return torch::sign(x) * torch::log1p(torch::abs(x));
 }
 
+constexpr int64_t kLayoutValues = 7;  // {-1, 0, ..., 5}
+
+// Layout values in [-1, 5] [..., k] -> one-hot [..., k * 7]: configurations and -1-padded node
+// layouts share this encoding.
+torch::Tensor one_hot_layout(const torch::Tensor& values) {
+  std::vector<int64_t> shape = values.sizes().vec();
+  shape.back() *= kLayoutValues;
+  return torch::one_hot((values + 1).to(torch::kLong), kLayoutValues)
+      .to(torch::kFloat)
+      .reshape(shape);
+}
+
 }  // namespace
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
   check_options(options_);
+  const GraphFeatureOptions features = graph_feature_options(options_);
   opcode_embedding_ = register_module(
-      "opcode_embedding", torch::nn::Embedding(options_.num_opcodes, options_.opcode_embedding));
+      "opcode_embedding", torch::nn::Embedding(options_.num_opcodes + (features.virtual_node ? 1 : 0),
+                                               options_.opcode_embedding));
   node_linear_ = register_module(
-      "node_linear", torch::nn::Linear(options_.node_feature_width, options_.node_feature_dim));
+      "node_linear", torch::nn::Linear(options_.node_feature_width + extra_feature_width(features),
+                                       options_.node_feature_dim));
   if (options_.config_embedding > 0) {
     const int64_t raw =
         options_.kind == data::ConfigKind::Tile ? options_.config_width : options_.config_width * 7;
     config_linear_ =
         register_module("config_linear", torch::nn::Linear(raw, options_.config_embedding));
   }
-  int64_t width =
-      options_.opcode_embedding + options_.node_feature_dim + config_input_width(options_);
+  int64_t width = options_.opcode_embedding + options_.node_feature_dim +
+                  (options_.minus_one_padding ? 6 * kLayoutValues : 0) +
+                  config_input_width(options_);
   for (size_t l = 0; l < options_.hidden.size(); ++l) {
     layers_.push_back(register_module("sage" + std::to_string(l),
                                       torch::nn::Linear(3 * width, options_.hidden[l])));
@@ -68,15 +85,21 @@ const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
   const torch::Tensor& c = slate.config_features;
   check_data(c.defined() && c.scalar_type() == torch::kFloat, kWhere, "config_features",
              "expected a float32 tensor");
-  check_data(g.node_features.dim() == 2 && g.node_features.size(1) == options_.node_feature_width,
-             kWhere, "node_features",
+  const GraphFeatureOptions features = graph_feature_options(options_);
+  const int64_t width = options_.node_feature_width + extra_feature_width(features);
+  check_data(g.node_features.dim() == 2 && g.node_features.size(1) == width, kWhere,
+             "node_features",
              "width " + std::to_string(g.node_features.dim() == 2 ? g.node_features.size(1) : -1) +
-                 " does not match the model's " + std::to_string(options_.node_feature_width));
+                 " does not match the model's " + std::to_string(width) +
+                 " (graph tensors built with other feature options?)");
+  check_data(g.node_layout.defined() == options_.minus_one_padding, kWhere, "node_layout",
+             "the graph tensors and the model disagree on minus_one_padding");
   if (g.num_nodes > 0) {
+    const int64_t opcodes = options_.num_opcodes + (features.virtual_node ? 1 : 0);
     const int64_t low = g.opcodes.min().item<int64_t>(), high = g.opcodes.max().item<int64_t>();
-    check_data(low >= 0 && high < options_.num_opcodes, kWhere, "opcodes",
+    check_data(low >= 0 && high < opcodes, kWhere, "opcodes",
                "opcode " + std::to_string(low < 0 ? low : high) + " outside [0, " +
-                   std::to_string(options_.num_opcodes) + ")");
+                   std::to_string(opcodes) + ")");
   }
   if (options_.kind == data::ConfigKind::Tile) {
     check_data(c.dim() == 2 && c.size(1) == options_.config_width, kWhere, "config_features",
@@ -104,15 +127,16 @@ torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
     check_data(low >= -1 && high <= 5, kWhere, "config_features",
                "layout values must lie in [-1, 5], found " + std::to_string(low < -1 ? low : high));
   }
-  torch::Tensor one_hot = torch::one_hot((c + 1).to(torch::kLong), 7).to(torch::kFloat);
-  torch::Tensor x = one_hot.reshape({s, nc, options_.config_width * 7});
+  torch::Tensor x = one_hot_layout(c);
   if (config_linear_) x = config_linear_->forward(x);
   return torch::cat({x, torch::ones({s, nc, 1})}, -1);
 }
 
 torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {
-  return torch::cat(
-      {opcode_embedding_->forward(graph.opcodes), node_linear_->forward(graph.node_features)}, -1);
+  std::vector<torch::Tensor> parts = {opcode_embedding_->forward(graph.opcodes),
+                                      node_linear_->forward(graph.node_features)};
+  if (options_.minus_one_padding) parts.push_back(one_hot_layout(graph.node_layout));
+  return torch::cat(parts, -1);
 }
 
 torch::Tensor RankerImpl::activate(const torch::Tensor& x) const {

@@ -35,7 +35,16 @@ struct ModelOptions {
   // ("contiguous" or "metis"). Read by score_configs and validation, not by forward().
   int64_t segment_nodes = 0;
   std::string segment_partition = "contiguous";
+  // Extra node inputs (docs/features.md), built into GraphTensors by make_graph_tensors:
+  bool minus_one_padding = false;  // node layout columns one-hot like the configurations
+  bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
+  int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
+  bool virtual_node = false;       // a virtual output node fed by every sink
 };
+
+// The graph tensors a model with these options reads (the virtual node's opcode is num_opcodes,
+// an embedding row of its own).
+GraphFeatureOptions graph_feature_options(const ModelOptions& options);
 
 // Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
 // so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"

@@ -5,12 +5,13 @@
 namespace graphcost::model {
 
 SegmentedGraph make_segmented_graph(const data::Graph& graph, int64_t max_nodes,
-                                    data::SegmentPartition partition) {
+                                    data::SegmentPartition partition,
+                                    const GraphFeatureOptions& features) {
   SegmentedGraph out;
   out.num_nodes = graph.num_nodes;
   for (const data::GraphSegment& segment : data::segment_graph(graph, max_nodes, partition)) {
     SegmentTensors t;
-    t.graph = make_graph_tensors(segment.graph);
+    t.graph = make_graph_tensors(segment.graph, features);
     t.config_columns = torch::tensor(segment.config_columns, torch::kLong);
     t.has_configurable = !segment.config_columns.empty();
     out.segments.push_back(std::move(t));
@@ -20,7 +21,8 @@ SegmentedGraph make_segmented_graph(const data::Graph& graph, int64_t max_nodes,
 
 SegmentedGraph make_segmented_graph(const data::Graph& graph, const ModelOptions& options) {
   return make_segmented_graph(graph, options.segment_nodes,
-                              data::parse_segment_partition(options.segment_partition));
+                              data::parse_segment_partition(options.segment_partition),
+                              graph_feature_options(options));
 }
 
 std::unique_ptr<SegmentedGraph> segments_for_model(const data::Graph& graph,

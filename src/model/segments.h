@@ -30,7 +30,8 @@ struct SegmentedGraph {
 // Splits graph into segments of at most max_nodes nodes (data::segment_graph) and builds their
 // tensors.
 SegmentedGraph make_segmented_graph(const data::Graph& graph, int64_t max_nodes,
-                                    data::SegmentPartition partition);
+                                    data::SegmentPartition partition,
+                                    const GraphFeatureOptions& features = {});
 // The same with the ranker's own ModelOptions::segment_nodes / segment_partition.
 SegmentedGraph make_segmented_graph(const data::Graph& graph, const ModelOptions& options);
 

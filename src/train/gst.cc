@@ -55,7 +55,8 @@ const model::SegmentedGraph& SegmentTrainer::segments(int64_t graph) {
   if (!segments_[graph]) {
     segments_[graph] = std::make_unique<model::SegmentedGraph>(model::make_segmented_graph(
         collection_.graph(graph), options_.gst_segment_nodes,
-        data::parse_segment_partition(options_.gst_partition)));
+        data::parse_segment_partition(options_.gst_partition),
+        model::graph_feature_options(options_.model)));
   }
   return *segments_[graph];
 }

@@ -33,14 +33,15 @@ int64_t Batch::configs() const {
   return total;
 }
 
-GraphTensorCache::GraphTensorCache(const data::Collection& collection)
-    : collection_(collection), tensors_(collection.size()) {}
+GraphTensorCache::GraphTensorCache(const data::Collection& collection,
+                                   const model::GraphFeatureOptions& features)
+    : collection_(collection), features_(features), tensors_(collection.size()) {}
 
 const model::GraphTensors& GraphTensorCache::get(int64_t g) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!tensors_[g]) {
     tensors_[g] =
-        std::make_unique<model::GraphTensors>(model::make_graph_tensors(collection_.graph(g)));
+        std::make_unique<model::GraphTensors>(model::make_graph_tensors(collection_.graph(g), features_));
   }
   return *tensors_[g];
 }

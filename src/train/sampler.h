@@ -41,14 +41,16 @@ struct Batch {
   int64_t configs() const;  // total configurations over the slates
 };
 
-// Builds and caches each graph's tensors once; thread-safe.
+// Builds and caches each graph's tensors once, with the run's feature options; thread-safe.
 class GraphTensorCache {
  public:
-  explicit GraphTensorCache(const data::Collection& collection);
+  explicit GraphTensorCache(const data::Collection& collection,
+                            const model::GraphFeatureOptions& features = {});
   const model::GraphTensors& get(int64_t g);
 
  private:
   const data::Collection& collection_;
+  model::GraphFeatureOptions features_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<model::GraphTensors>> tensors_;
 };

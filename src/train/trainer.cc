@@ -156,6 +156,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   model::set_threads(options.threads);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
+  std::fprintf(stderr, "train: model: %lld parameters\n",
+               static_cast<long long>(model->parameter_count()));
   const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);
   // Ranking losses ignore the score terms every configuration shares: skip computing them.
   const bool shift_invariant = loss->shift_invariant();
@@ -179,10 +181,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   nlohmann::json config = options;
   write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
 
-  GraphTensorCache train_cache(train_set);
+  const model::GraphFeatureOptions features = model::graph_feature_options(options.model);
+  GraphTensorCache train_cache(train_set, features);
   std::unique_ptr<GraphTensorCache> valid_cache;
   const bool validating = valid_set != nullptr && valid_set->size() > 0;
-  if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set);
+  if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set, features);
   Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
   std::unique_ptr<SegmentTrainer> gst;
   if (options.gst_segment_nodes > 0) gst = std::make_unique<SegmentTrainer>(train_set, options);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# graphcost against the plain PyTorch reference (bench/python_reference/reference_train.py): the
+# same default layout model, data, G and S, 2 threads each, a fixed number of training steps.
+# Prints configs/s of each and the ratios as `figure: name: value unit` lines.
+# usage: bench/reference_compare.sh [GRAPHCOST_BINARY] [WORK_DIR]
+# Environment: NODES (6000), FRACTION (0.1), GRAPHS (4 files), CONFIGS (200 per file), G (4),
+# S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2).
+set -euo pipefail
+bin=${1:-build/graphcost}
+work=${2:-$(mktemp -d)}
+nodes=${NODES:-6000} fraction=${FRACTION:-0.1} graphs=${GRAPHS:-4} configs=${CONFIGS:-200}
+g=${G:-4} s=${S:-10} reference_steps=${REFERENCE_STEPS:-4} graphcost_steps=${GRAPHCOST_STEPS:-40}
+threads=${THREADS:-2}
+here=$(cd "$(dirname "$0")" && pwd)
+python=/usr/bin/python3
+if ! "$python" -c "import torch, numpy" 2> /dev/null; then
+  echo "reference_compare: skipped: $python cannot import torch and numpy (Debian: python3-torch python3-numpy)"
+  exit 0
+fi
+[ -x "$bin" ] || { echo "reference_compare: error: no graphcost binary at $bin" >&2; exit 1; }
+
+data="$work/data"
+mkdir -p "$work/runs"
+cat > "$work/plan.json" << JSON
+[{"collection": "layout:xla:random", "files": [$graphs, 0, 0], "nodes": [$nodes, $nodes],
+  "configs": [$configs, $configs], "configurable_fraction": [$fraction, $fraction]}]
+JSON
+if [ ! -f "$data/synth_report.json" ]; then
+  "$bin" synth --out "$data" --plan "$work/plan.json" --seed 11 > /dev/null
+fi
+folder="$data/npz/layout/xla/random/train"
+"$bin" inspect "$folder" 2>&1 | sed -n 3,20p
+
+echo "== python reference: $reference_steps steps of G=$g x S=$s, $threads threads"
+reference=$("$python" "$here/python_reference/reference_train.py" --data "$folder" --steps "$reference_steps" \
+  --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" 2> "$work/reference.log")
+grep -o 'reference_train: [0-9]* graphs.*' "$work/reference.log" | head -1
+reference_rate=$(awk '/reference_train_configs_per_s:/ {print $3}' <<< "$reference")
+reference_cpu_rate=$(awk '/reference_train_configs_per_cpu_s:/ {print $3}' <<< "$reference")
+echo "figure: reference_train_configs_per_s: $reference_rate configs/s"
+echo "figure: reference_train_configs_per_cpu_s: $reference_cpu_rate configs/cpu-s"
+
+# A graphcost run: sets rate (configs/s of its single metrics.jsonl line) and cpu_rate (configs
+# per CPU-second of the whole process, loading included, so slightly pessimistic).
+train_run() {
+  local run="$work/runs/$1"; shift
+  rm -rf "$run"
+  /usr/bin/time -f "%U %S" -o "$run.time" "$bin" train --data "$data" --collection layout:xla:random \
+    --valid-split "" --out "$run" --iterations "$graphcost_steps" --log-every "$graphcost_steps" \
+    --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" "$@" \
+    2> "$run.log" > /dev/null || { cat "$run.log" >&2; exit 1; }
+  grep -o 'model: [0-9]* parameters' "$run.log" | head -1
+  rate=$(grep -o '"configs_per_s":[0-9.e+-]*' "$run/metrics.jsonl" | tail -1 | cut -d: -f2)
+  cpu_rate=$(awk -v c=$((graphcost_steps * g * s)) '{printf "%.3f", c / ($1 + $2)}' "$run.time")
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+
+echo "== graphcost train (exact delta evaluation): $graphcost_steps steps"
+train_run delta
+echo "figure: graphcost_train_configs_per_s: $rate configs/s"
+echo "figure: graphcost_train_configs_per_cpu_s: $cpu_rate configs/cpu-s"
+echo "figure: graphcost_over_reference: $(ratio "$rate" "$reference_rate") x"
+echo "figure: graphcost_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
+
+if "$bin" train --help 2>&1 | grep -q -- --prune; then
+  echo "== graphcost train --prune 1: $graphcost_steps steps"
+  train_run prune1 --prune 1
+  echo "figure: graphcost_prune1_train_configs_per_s: $rate configs/s"
+  echo "figure: graphcost_prune1_train_configs_per_cpu_s: $cpu_rate configs/cpu-s"
+  echo "figure: graphcost_prune1_over_reference: $(ratio "$rate" "$reference_rate") x"
+  echo "figure: graphcost_prune1_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
+else
+  echo "== graphcost train --prune 1: skipped (this graphcost has no --prune option)"
+fi

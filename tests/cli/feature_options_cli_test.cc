@@ -1,0 +1,77 @@
+// synth --plan, then train with every optional node input on, then eval the run: the run's
+// options must rebuild the same inputs at evaluation.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/atomic_file.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int run_graphcost(const std::string& arguments, std::string* output) {
+  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output->append(buffer, n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
+  const fs::path root =
+      fs::temp_directory_path() / ("graphcost_feature_cli_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string plan = (root / "plan.json").string();
+  std::ofstream(plan) << R"([{"collection": "layout:xla:random", "files": [2, 1, 0],
+      "nodes": [150, 150], "configs": [20, 20], "configurable_fraction": [0.1, 0.1]}])";
+  const std::string data = (root / "data").string(), run = (root / "run").string();
+  std::string output;
+  ASSERT_EQ(
+      run_graphcost("synth --out " + data + " --plan " + plan + " --seed 3 --threads 1", &output),
+      0)
+      << output;
+  // Only the planned collection and splits are written.
+  EXPECT_TRUE(fs::exists(data + "/npz/layout/xla/random/valid"));
+  EXPECT_FALSE(fs::exists(data + "/npz/tile"));
+
+  output.clear();
+  ASSERT_EQ(run_graphcost("train --data " + data + " --collection layout:xla:random --out " + run +
+                              " --iterations 20 --graphs-per-batch 2 --slate-size 4 --hidden 16 16"
+                              " --threads 1 --minus-one-padding --shape-mod128 --rw-steps 3"
+                              " --virtual-node",
+                          &output),
+            0)
+      << output;
+  const auto config = nlohmann::json::parse(graphcost::read_file(run + "/config.json"));
+  const auto& model = config.at("model");
+  EXPECT_EQ(model.at("minus_one_padding"), true);
+  EXPECT_EQ(model.at("shape_mod128"), true);
+  EXPECT_EQ(model.at("random_walk_steps"), 3);
+  EXPECT_EQ(model.at("virtual_node"), true);
+
+  output.clear();
+  ASSERT_EQ(
+      run_graphcost("eval --model " + run + " --data " + data + " --split valid --json", &output),
+      0)
+      << output;
+  EXPECT_NE(output.find("kendall_tau"), std::string::npos) << output;
+
+  output.clear();
+  EXPECT_NE(run_graphcost("train --data " + data + " --out " + run + " --rw-steps many", &output),
+            0);
+  EXPECT_NE(output.find("--rw-steps"), std::string::npos) << output;
+  fs::remove_all(root);
+}
+
+}  // namespace
