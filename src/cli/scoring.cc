@@ -11,6 +11,7 @@
 #include "core/random.h"
 #include "model/graph_tensors.h"
 #include "model/predict.h"
+#include "model/tta.h"
 
 namespace graphcost::cli {
 
@@ -74,7 +75,12 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     scores.name = graph.name;
     if (scorer.ranker) {
       model::GraphTensors tensors = model::make_graph_tensors(graph);
-      scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices, scorer.slate_size);
+      scores.predicted =
+          scorer.tta > 0 ? model::score_configs_tta(*scorer.ranker, tensors, configs, indices,
+                                                    scorer.slate_size, scorer.tta,
+                                                    splitmix64_mix(scorer.seed) + g)
+                         : model::score_configs(*scorer.ranker, tensors, configs, indices,
+                                                scorer.slate_size);
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);
     }

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <type_traits>
 
 #include "cli/commands.h"
 #include "core/atomic_file.h"
@@ -33,7 +34,13 @@ class OptionBinder {
   template <typename T>
   void bind_model(const std::string& flag, T model::ModelOptions::*field, const std::string& help) {
     auto value = std::make_shared<T>(model::ModelOptions{}.*field);
-    CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
+    // A bool is a flag: `--attention` turns it on, `--attention=false` off.
+    CLI::Option* option = nullptr;
+    if constexpr (std::is_same_v<T, bool>) {
+      option = command_->add_flag(flag, *value, help);
+    } else {
+      option = command_->add_option(flag, *value, help)->capture_default_str();
+    }
     appliers_.push_back([option, value, field](train::TrainOptions& o) {
       if (option->count() > 0) o.model.*field = *value;
     });
@@ -168,6 +175,14 @@ void add_train_command(CLI::App& app) {
                "Configuration embedding width (0: raw features)");
   b.bind_model("--dropout", &M::dropout, "Dropout probability");
   b.bind_model("--activation", &M::activation, "Activation function");
+  b.bind_model("--arch", &M::architecture, "Architecture: sage, or mlp (graph-level tile configurations)");
+  b.bind_model("--head", &M::head, "Head: score, or pairwise (P(a faster than b), ranked by wins)");
+  b.bind_model("--pairwise-references", &M::pairwise_references,
+               "Pairwise head: configurations each one is compared with at inference");
+  b.bind_model("--attention", &M::attention, "Cross-configuration attention over the slate");
+  b.bind_model("--attention-temperature", &M::attention_temperature,
+               "Initial temperature of the attention");
+  b.bind_model("--graph-norm", &M::graph_norm, "GraphNorm after every SAGE layer (dense forward)");
   sub->callback([command] { run(*command); });
 }
 

@@ -31,7 +31,13 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
                      {"config_embedding", options.config_embedding},
                      {"hidden", options.hidden},
                      {"dropout", options.dropout},
-                     {"activation", options.activation}};
+                     {"activation", options.activation},
+                     {"architecture", options.architecture},
+                     {"head", options.head},
+                     {"pairwise_references", options.pairwise_references},
+                     {"attention", options.attention},
+                     {"attention_temperature", options.attention_temperature},
+                     {"graph_norm", options.graph_norm}};
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
@@ -63,6 +69,18 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
         options.dropout = value.get<double>();
       } else if (key == "activation") {
         options.activation = value.get<std::string>();
+      } else if (key == "architecture") {
+        options.architecture = value.get<std::string>();
+      } else if (key == "head") {
+        options.head = value.get<std::string>();
+      } else if (key == "pairwise_references") {
+        options.pairwise_references = value.get<int64_t>();
+      } else if (key == "attention") {
+        options.attention = value.get<bool>();
+      } else if (key == "attention_temperature") {
+        options.attention_temperature = value.get<double>();
+      } else if (key == "graph_norm") {
+        options.graph_norm = value.get<bool>();
       } else {
         throw Error(kWhere, key, "unknown key");
       }

@@ -14,9 +14,11 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "eval/metrics.h"
+#include "model/predict.h"
 #include "model/threads.h"
 #include "train/checkpoint.h"
 #include "train/losses.h"
+#include "train/pairwise_loss.h"
 #include "train/schedule.h"
 
 namespace graphcost::train {
@@ -92,7 +94,10 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     std::sort(indices.begin(), indices.end());
     GraphPrediction prediction;
     prediction.graph = valid.graph(g).name;
-    for (size_t begin = 0; begin < indices.size(); begin += chunk) {
+    // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
+    if (model->options().head == "pairwise")
+      prediction.predicted = model::score_configs(model, cache.get(g), configs, indices, chunk);
+    for (size_t begin = 0; prediction.predicted.empty() && begin < indices.size(); begin += chunk) {
       std::vector<int64_t> part(
           indices.begin() + begin,
           indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
@@ -204,8 +209,10 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     Batch batch = sampler.next();
     optimizer->zero_grad();
     torch::Tensor total = torch::zeros({});
+    const bool pairwise = options.model.head == "pairwise";  // its own loss, over pairs
     for (const model::Slate& slate : batch.slates)
-      total = total + (*loss)(model->forward(slate), slate.runtimes);
+      total = total + (pairwise ? pairwise_bce_loss(model->pairwise_logits(slate), slate.runtimes)
+                                : (*loss)(model->forward(slate), slate.runtimes));
     total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",
