@@ -18,6 +18,7 @@ struct EvalOptions {
   std::string split = "valid";
   int64_t max_configs = 0;
   int64_t slate_size = 256;
+  int64_t tta = 0;
   uint64_t seed = 0;
   int threads = 0;
   int prune_hops = kRunPruning;
@@ -31,6 +32,7 @@ void run_eval(const EvalOptions& o) {
   Scorer scorer;
   scorer.seed = o.seed;
   scorer.slate_size = o.slate_size;
+  scorer.tta = o.tta;
   std::string collection = o.collection;
   if (!o.run_dir.empty()) {
     run = load_run(o.run_dir);
@@ -74,6 +76,10 @@ void add_eval_command(CLI::App& app) {
                   "evaluate a seeded sample of at most this many configurations per graph (0 = all)")
       ->capture_default_str();
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
+  cmd->add_option("--tta", o->tta,
+                  "average each score over this many seeded random slate groupings (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed for sampling and the random baseline")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,

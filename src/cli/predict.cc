@@ -20,6 +20,7 @@ struct PredictOptions {
   std::string split = "test";
   std::string out;
   int64_t slate_size = 256;
+  int64_t tta = 0;
   int threads = 0;
   int prune_hops = kRunPruning;
 };
@@ -37,6 +38,7 @@ void run_predict(const PredictOptions& o) {
   Scorer scorer;
   scorer.ranker = &run.ranker;
   scorer.slate_size = o.slate_size;
+  scorer.tta = o.tta;
   std::vector<eval::SubmissionEntry> entries;
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
   eval::write_submission(o.out, id, entries);
@@ -60,6 +62,10 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
+  cmd->add_option("--tta", o->tta,
+                  "average each score over this many seeded random slate groupings (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");

@@ -12,6 +12,7 @@
 #include "data/prune.h"
 #include "model/graph_tensors.h"
 #include "model/predict.h"
+#include "model/tta.h"
 
 namespace graphcost::cli {
 
@@ -93,8 +94,14 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
           graph, model::graph_feature_options((*scorer.ranker)->options()));
       // A model trained by segments (docs/gst.md) scores by segments.
       const auto segments = model::segments_for_model(graph, (*scorer.ranker)->options());
-      scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices,
-                                              scorer.slate_size, segments.get());
+      check_data(scorer.tta == 0 || !segments, "scoring", "--tta",
+                 "does not apply to a model trained by segments (GST)");
+      scores.predicted =
+          scorer.tta > 0 ? model::score_configs_tta(*scorer.ranker, tensors, configs, indices,
+                                                    scorer.slate_size, scorer.tta,
+                                                    splitmix64_mix(scorer.seed) + g)
+                         : model::score_configs(*scorer.ranker, tensors, configs, indices,
+                                                scorer.slate_size, segments.get());
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);
     }

@@ -35,6 +35,7 @@ struct Scorer {
   std::string baseline;
   uint64_t seed = 0;
   int64_t slate_size = 256;
+  int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most

@@ -35,9 +35,10 @@ class OptionBinder {
   template <typename T>
   void bind_model(const std::string& flag, T model::ModelOptions::*field, const std::string& help) {
     auto value = std::make_shared<T>(model::ModelOptions{}.*field);
+    // A bool is a flag: `--attention` turns it on, `--attention=false` off.
     CLI::Option* option = nullptr;
     if constexpr (std::is_same_v<T, bool>) {
-      option = command_->add_flag(flag, *value, help);  // a switch: present means on
+      option = command_->add_flag(flag, *value, help);
     } else {
       option = command_->add_option(flag, *value, help)->capture_default_str();
     }
@@ -200,6 +201,14 @@ void add_train_command(CLI::App& app) {
                "Random-walk positional encodings of 1..K steps (0: off)");
   b.bind_model("--virtual-node", &M::virtual_node,
                "Add a virtual output node fed by every sink");
+  b.bind_model("--arch", &M::architecture, "Architecture: sage, or mlp (graph-level tile configurations)");
+  b.bind_model("--head", &M::head, "Head: score, or pairwise (P(a faster than b), ranked by wins)");
+  b.bind_model("--pairwise-references", &M::pairwise_references,
+               "Pairwise head: configurations each one is compared with at inference");
+  b.bind_model("--attention", &M::attention, "Cross-configuration attention over the slate");
+  b.bind_model("--attention-temperature", &M::attention_temperature,
+               "Initial temperature of the attention");
+  b.bind_model("--graph-norm", &M::graph_norm, "GraphNorm after every SAGE layer (dense forward)");
   sub->callback([command] { run(*command); });
 }
 

@@ -45,7 +45,13 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
                      {"minus_one_padding", options.minus_one_padding},
                      {"shape_mod128", options.shape_mod128},
                      {"random_walk_steps", options.random_walk_steps},
-                     {"virtual_node", options.virtual_node}};
+                     {"virtual_node", options.virtual_node},
+                     {"architecture", options.architecture},
+                     {"head", options.head},
+                     {"pairwise_references", options.pairwise_references},
+                     {"attention", options.attention},
+                     {"attention_temperature", options.attention_temperature},
+                     {"graph_norm", options.graph_norm}};
   j["segment_nodes"] = options.segment_nodes;
   j["segment_partition"] = options.segment_partition;
 }
@@ -95,6 +101,18 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
         options.random_walk_steps = value.get<int64_t>();
       } else if (key == "virtual_node") {
         options.virtual_node = value.get<bool>();
+      } else if (key == "architecture") {
+        options.architecture = value.get<std::string>();
+      } else if (key == "head") {
+        options.head = value.get<std::string>();
+      } else if (key == "pairwise_references") {
+        options.pairwise_references = value.get<int64_t>();
+      } else if (key == "attention") {
+        options.attention = value.get<bool>();
+      } else if (key == "attention_temperature") {
+        options.attention_temperature = value.get<double>();
+      } else if (key == "graph_norm") {
+        options.graph_norm = value.get<bool>();
       } else {
         throw Error(kWhere, key, "unknown key");
       }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "model/pairwise_scoring.h"
+
 namespace graphcost::model {
 
 std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
@@ -14,6 +16,8 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
     indices.resize(configs.count);
     std::iota(indices.begin(), indices.end(), 0);
   }
+  if (ranker->options().head == "pairwise")
+    return score_configs_by_wins(ranker, graph, configs, indices, slate_size);
   torch::NoGradGuard no_grad;
   const bool was_training = ranker->is_training();
   ranker->eval();

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "model/activation.h"
 #include "model/aggregate.h"
 #include "model/config_reach.h"
 
@@ -24,9 +25,18 @@ void check_options(const ModelOptions& o) {
   check_data(o.random_walk_steps >= 0, kWhere, "random_walk_steps", "must be >= 0");
   check_data(o.dropout >= 0.0 && o.dropout < 1.0, kWhere, "dropout", "must be in [0, 1)");
   const std::string& a = o.activation;
-  check_data(a == "leaky_relu" || a == "relu" || a == "gelu" || a == "silu" || a == "tanh", kWhere,
-             "activation",
+  check_data(is_activation_name(a), kWhere, "activation",
              "unknown activation \"" + a + "\" (valid: leaky_relu, relu, gelu, silu, tanh)");
+  check_data(o.architecture == "sage" || o.architecture == "mlp", kWhere, "architecture",
+             "unknown architecture \"" + o.architecture + "\" (valid: sage, mlp)");
+  check_data(o.architecture != "mlp" || o.kind == data::ConfigKind::Tile, kWhere, "architecture",
+             "mlp needs graph-level (tile) configurations");
+  check_data(o.architecture != "mlp" || !o.graph_norm, kWhere, "graph_norm",
+             "applies to the SAGE layers, not to architecture mlp");
+  check_data(o.head == "score" || o.head == "pairwise", kWhere, "head",
+             "unknown head \"" + o.head + "\" (valid: score, pairwise)");
+  check_data(o.pairwise_references > 0, kWhere, "pairwise_references", "must be positive");
+  check_data(o.attention_temperature > 0, kWhere, "attention_temperature", "must be positive");
 }
 
 torch::Tensor signed_log(const torch::Tensor& x) {
@@ -49,28 +59,59 @@ torch::Tensor one_hot_layout(const torch::Tensor& values) {
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
   check_options(options_);
+  const bool sage = options_.architecture == "sage";
   const GraphFeatureOptions features = graph_feature_options(options_);
-  opcode_embedding_ = register_module(
-      "opcode_embedding", torch::nn::Embedding(options_.num_opcodes + (features.virtual_node ? 1 : 0),
-                                               options_.opcode_embedding));
-  node_linear_ = register_module(
-      "node_linear", torch::nn::Linear(options_.node_feature_width + extra_feature_width(features),
-                                       options_.node_feature_dim));
+  const int64_t node_width = options_.node_feature_width + extra_feature_width(features);
+  if (sage) {  // the MLP reads the node features directly
+    opcode_embedding_ = register_module(
+        "opcode_embedding",
+        torch::nn::Embedding(options_.num_opcodes + (features.virtual_node ? 1 : 0),
+                             options_.opcode_embedding));
+    node_linear_ = register_module("node_linear",
+                                   torch::nn::Linear(node_width, options_.node_feature_dim));
+  }
   if (options_.config_embedding > 0) {
     const int64_t raw =
         options_.kind == data::ConfigKind::Tile ? options_.config_width : options_.config_width * 7;
     config_linear_ =
         register_module("config_linear", torch::nn::Linear(raw, options_.config_embedding));
   }
-  int64_t width = options_.opcode_embedding + options_.node_feature_dim +
-                  (options_.minus_one_padding ? 6 * kLayoutValues : 0) +
-                  config_input_width(options_);
-  for (size_t l = 0; l < options_.hidden.size(); ++l) {
-    layers_.push_back(register_module("sage" + std::to_string(l),
-                                      torch::nn::Linear(3 * width, options_.hidden[l])));
-    width = options_.hidden[l];
+  if (!sage) {
+    mlp_ = register_module(
+        "mlp", ConfigMlp(node_width, config_input_width(options_), options_.hidden,
+                         options_.dropout, options_.activation));
+  } else {
+    int64_t width = options_.opcode_embedding + options_.node_feature_dim +
+                    (options_.minus_one_padding ? 6 * kLayoutValues : 0) +
+                    config_input_width(options_);
+    for (size_t l = 0; l < options_.hidden.size(); ++l) {
+      layers_.push_back(register_module("sage" + std::to_string(l),
+                                        torch::nn::Linear(3 * width, options_.hidden[l])));
+      if (options_.graph_norm)
+        norms_.push_back(register_module("norm" + std::to_string(l), GraphNorm(options_.hidden[l])));
+      width = options_.hidden[l];
+    }
   }
-  head_ = register_module("head", torch::nn::Linear(width, 1));
+  if (per_node_head()) {
+    head_ = register_module("head", torch::nn::Linear(options_.hidden.back(), 1));
+    return;
+  }
+  int64_t embedding = options_.hidden.back();
+  if (options_.attention) {
+    attention_ = register_module("attention",
+                                 SlateAttention(embedding, options_.attention_temperature));
+    embedding *= 2;
+  }
+  if (options_.head == "pairwise") {
+    pairwise_ = register_module("pairwise",
+                                PairwiseHead(embedding, options_.hidden.back(), options_.activation));
+  } else {
+    score_head_ = register_module("score_head", torch::nn::Linear(embedding, 1));
+  }
+}
+
+bool RankerImpl::per_node_head() const {
+  return options_.architecture == "sage" && options_.head == "score" && !options_.attention;
 }
 
 int64_t RankerImpl::parameter_count() const {
@@ -140,18 +181,15 @@ torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {
 }
 
 torch::Tensor RankerImpl::activate(const torch::Tensor& x) const {
-  const std::string& a = options_.activation;
-  if (a == "leaky_relu") return torch::leaky_relu(x, 0.01);
-  if (a == "relu") return torch::relu(x);
-  if (a == "gelu") return torch::gelu(x);
-  if (a == "silu") return torch::silu(x);
-  return torch::tanh(x);
+  return apply_activation(options_.activation, x);
 }
 
 torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
                                      const torch::Tensor& operands, const torch::Tensor& users) {
   torch::Tensor h = activate(layers_[layer]->forward(torch::cat({self, operands, users}, -1)));
   if (h.size(-1) == self.size(-1)) h = h + self;
+  // Only the dense path runs with graph_norm, so `h` holds every node of the graph here.
+  if (!norms_.empty()) h = norms_[layer]->forward(h);
   if (options_.dropout > 0) h = torch::dropout(h, options_.dropout, is_training());
   return h;
 }
@@ -214,9 +252,9 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
 }
 
 torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
+  if (!per_node_head()) return scores_from_embedding(embed(slate));
   const GraphTensors& g = check_slate(slate);
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
-  const bool tile = options_.kind == data::ConfigKind::Tile;
   // Keeps the result attached to the parameters even for an empty graph.
   const torch::Tensor zero = head_->bias.sum() * 0;
   if (s == 0 || n == 0) return torch::zeros({s}) + zero;
@@ -231,15 +269,33 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
     }
     return torch::cat(parts);
   }
+  if (options_.graph_norm) return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0) + zero;
+  const SparseStates states = sparse_states(g, slate, with_constant);
+  const int64_t last = states.plan.reach[layers_.size()];
+  torch::Tensor scores = head_->forward(states.reached).squeeze(-1).sum(0);
+  if (last < n && with_constant) {
+    scores = scores + head_->forward(states.shared.index_select(
+                                         0, states.plan.order.slice(0, last, n)))
+                          .sum();
+  }
+  return scores + zero;
+}
+
+RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const Slate& slate,
+                                                   bool final_shared) {
+  const int64_t s = slate.config_features.size(0), n = g.num_nodes;
+  const bool tile = options_.kind == data::ConfigKind::Tile;
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
-  const ConfigReachPlan plan = plan_config_reach(g, num_layers, tile);
+  SparseStates states{plan_config_reach(g, num_layers, tile), {}, {}};
+  const ConfigReachPlan& plan = states.plan;
   const torch::Tensor independent = node_state(g);
   const torch::Tensor configs = encode_configs(slate);
   const int64_t c1 = independent.size(1), cc = configs.size(-1);
 
   // "reached": labels [0, reach[l]) whose state depends on the configuration, one row per
   // configuration; "shared": every node's state when no configuration reaches it, one row.
-  torch::Tensor reached, shared;
+  torch::Tensor& reached = states.reached;
+  torch::Tensor& shared = states.shared;
   int64_t first_generic_layer = 1;
   if (tile) {
     reached = torch::cat({independent.index_select(0, plan.order).unsqueeze(1).expand({n, s, c1}),
@@ -268,8 +324,8 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
     // The shared state is only read where the configuration has not yet reached; after the
-    // last layer only by the constant.
-    if (shared.defined() && plan.reach[l] < n && (with_constant || l < num_layers)) {
+    // last layer only by the per-graph constant.
+    if (shared.defined() && plan.reach[l] < n && (final_shared || l < num_layers)) {
       shared = shared.contiguous();
       shared = sage_layer(l - 1, shared,
                           mean_aggregate(shared, g.operand_offsets, g.operand_indices,
@@ -279,16 +335,10 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
     }
     reached = next;
   }
-  const int64_t last = plan.reach[num_layers];
-  torch::Tensor scores = head_->forward(reached).squeeze(-1).sum(0);
-  if (last < n && with_constant) {
-    scores = scores + head_->forward(shared.index_select(0, plan.order.slice(0, last, n))).sum();
-  }
-  return scores + zero;
+  return states;
 }
 
-torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
-  const GraphTensors& g = check_slate(slate);
+torch::Tensor RankerImpl::dense_states(const GraphTensors& g, const Slate& slate) {
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   const torch::Tensor independent = node_state(g);
   const torch::Tensor configs = encode_configs(slate);
@@ -308,7 +358,74 @@ torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
         mean_aggregate(h, g.operand_offsets, g.operand_indices, g.user_offsets, g.user_indices),
         mean_aggregate(h, g.user_offsets, g.user_indices, g.operand_offsets, g.operand_indices));
   }
-  return head_->forward(h).squeeze(-1).sum(0);
+  return h;
+}
+
+torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
+  check_data(options_.architecture == "sage", kWhere, "architecture",
+             "forward_dense is the SAGE reference");
+  const GraphTensors& g = check_slate(slate);
+  if (!per_node_head()) {
+    const torch::Tensor pooled = dense_states(g, slate).sum(0);
+    return scores_from_embedding(attention_ ? attention_->forward(pooled) : pooled);
+  }
+  return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0);
+}
+
+torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slate) {
+  const int64_t s = slate.config_features.size(0), n = g.num_nodes;
+  const int64_t width = options_.hidden.back();
+  const torch::Tensor zero = layers_.back()->bias.sum() * 0;
+  if (s == 0 || n == 0) return torch::zeros({s, width}) + zero;
+  if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
+    std::vector<torch::Tensor> parts;
+    for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
+      Slate part = slate;
+      part.config_features =
+          slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
+      parts.push_back(pooled_states(g, part));
+    }
+    return torch::cat(parts);
+  }
+  if (options_.graph_norm) return dense_states(g, slate).sum(0);
+  const SparseStates states = sparse_states(g, slate);
+  const int64_t last = states.plan.reach[layers_.size()];
+  torch::Tensor pooled = states.reached.sum(0);
+  if (last < n) {
+    pooled = pooled +
+             states.shared.index_select(0, states.plan.order.slice(0, last, n)).sum(0, true);
+  }
+  return pooled;
+}
+
+torch::Tensor RankerImpl::embed(const Slate& slate) {
+  const GraphTensors& g = check_slate(slate);
+  torch::Tensor e;
+  if (mlp_) {
+    e = mlp_->forward(g, encode_configs(slate));
+  } else {
+    e = pooled_states(g, slate);
+  }
+  return attention_ ? attention_->forward(e) : e;
+}
+
+torch::Tensor RankerImpl::pairwise_logits(const torch::Tensor& a, const torch::Tensor& b) {
+  check_data(static_cast<bool>(pairwise_), kWhere, "head", "pairwise logits need head pairwise");
+  return pairwise_->forward(a, b);
+}
+
+torch::Tensor RankerImpl::pairwise_logits(const Slate& slate) {
+  const torch::Tensor e = embed(slate);
+  return pairwise_logits(e, e);
+}
+
+torch::Tensor RankerImpl::scores_from_embedding(const torch::Tensor& embedding) {
+  if (pairwise_) {
+    const int64_t s = embedding.size(0);
+    return scores_from_wins(pairwise_->forward(embedding, embedding),
+                            torch::eye(s, torch::kBool));
+  }
+  return score_head_->forward(embedding).squeeze(-1);
 }
 
 }  // namespace graphcost::model

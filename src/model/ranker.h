@@ -13,8 +13,12 @@
 #include <vector>
 
 #include "data/configs.h"
+#include "model/attention.h"
+#include "model/config_mlp.h"
 #include "model/config_reach.h"
+#include "model/graph_norm.h"
 #include "model/graph_tensors.h"
+#include "model/pairwise.h"
 
 namespace graphcost::model {
 
@@ -40,6 +44,13 @@ struct ModelOptions {
   bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
   int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
   bool virtual_node = false;       // a virtual output node fed by every sink
+  // Architecture options (docs/model-options.md); the defaults give the model above.
+  std::string architecture = "sage";  // "sage", or "mlp": node features + configuration (tile)
+  std::string head = "score";         // "score", or "pairwise": P(a faster than b), ranked by wins
+  int64_t pairwise_references = 64;   // pairwise: configurations each one is compared with
+  bool attention = false;             // cross-configuration attention over the slate
+  double attention_temperature = 0.5;  // its temperature's initial value
+  bool graph_norm = false;  // GraphNorm after every SAGE layer (forces the dense forward)
 };
 
 // The graph tensors a model with these options reads (the virtual node's opcode is num_opcodes,
@@ -60,14 +71,24 @@ class RankerImpl : public torch::nn::Module {
  public:
   explicit RankerImpl(const ModelOptions& options);
   // Scores of the slate's configurations: [S]. Nodes further than num_layers hops from every
-  // configurable node are computed once for the whole slate (see config_reach.h).
-  // with_constant = false leaves out their head terms, the same for every configuration of the
-  // graph: the scores shift by one constant per graph, which shift-invariant (ranking) losses
-  // do not see, and the last layer's configuration-independent pass is skipped.
+  // configurable node are computed once for the whole slate (see config_reach.h). With the
+  // pairwise head: minus each configuration's mean win probability against the rest of the slate.
+  // With attention, a score depends on the slate it is computed in.
+  // with_constant = false leaves out the head terms of nodes no configuration reaches, the same
+  // for every configuration of the graph: the scores shift by one constant per graph, which
+  // shift-invariant (ranking) losses do not see, and the last layer's shared pass is skipped.
   torch::Tensor forward(const Slate& slate, bool with_constant = true);
   // The same scores computed naively, every node for every configuration: the reference that
-  // tests compare forward() against.
+  // tests compare forward() against (architecture "sage").
   torch::Tensor forward_dense(const Slate& slate);
+  // Each configuration's embedding, what the score and pairwise heads read: [S, E]. "sage": the
+  // final node states summed over the nodes; "mlp": the last hidden layer; with attention,
+  // followed by the attention layer's output (E doubles).
+  torch::Tensor embed(const Slate& slate);
+  // Pairwise head: logits of P(a_i faster than b_j) from embeddings a [A, E], b [B, E]: [A, B].
+  torch::Tensor pairwise_logits(const torch::Tensor& a, const torch::Tensor& b);
+  // Pairwise head: every ordered pair of the slate, [S, S] (antisymmetric).
+  torch::Tensor pairwise_logits(const Slate& slate);
   // Per-configuration input of each node: tile [S, Cc]; layout [S, nc, Cc] (configurable nodes
   // only; every other node's configuration input is zero).
   torch::Tensor encode_configs(const Slate& slate);
@@ -80,6 +101,21 @@ class RankerImpl : public torch::nn::Module {
   torch::Tensor sage_layer(size_t layer, const torch::Tensor& self, const torch::Tensor& operands,
                            const torch::Tensor& users);
   torch::Tensor activate(const torch::Tensor& x) const;
+  // The default model: per-node scalar head summed over the nodes.
+  bool per_node_head() const;
+  // Propagation through every SAGE layer with the configuration-independent rows shared.
+  struct SparseStates {
+    ConfigReachPlan plan;
+    torch::Tensor reached, shared;
+  };
+  // final_shared = false skips the last layer's configuration-independent pass.
+  SparseStates sparse_states(const GraphTensors& graph, const Slate& slate,
+                             bool final_shared = true);
+  // Every node's final state for every configuration: [n, S, H].
+  torch::Tensor dense_states(const GraphTensors& graph, const Slate& slate);
+  // Sum-pooled final node states [S, H], before attention; chunked without gradients.
+  torch::Tensor pooled_states(const GraphTensors& graph, const Slate& slate);
+  torch::Tensor scores_from_embedding(const torch::Tensor& embedding);
   // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
   torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& graph,
                                    const torch::Tensor& independent, const torch::Tensor& configs,
@@ -91,7 +127,12 @@ class RankerImpl : public torch::nn::Module {
   torch::nn::Linear node_linear_{nullptr};
   torch::nn::Linear config_linear_{nullptr};  // only when options.config_embedding > 0
   std::vector<torch::nn::Linear> layers_;
-  torch::nn::Linear head_{nullptr};
+  torch::nn::Linear head_{nullptr};        // per-node head (per_node_head())
+  torch::nn::Linear score_head_{nullptr};  // embedding -> score (otherwise, head "score")
+  ConfigMlp mlp_{nullptr};                 // architecture "mlp"
+  std::vector<GraphNorm> norms_;           // graph_norm: one per SAGE layer
+  SlateAttention attention_{nullptr};
+  PairwiseHead pairwise_{nullptr};
 };
 TORCH_MODULE(Ranker);
 

@@ -14,10 +14,12 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "eval/metrics.h"
+#include "model/predict.h"
 #include "model/threads.h"
 #include "train/checkpoint.h"
 #include "train/gst.h"
 #include "train/losses.h"
+#include "train/pairwise_loss.h"
 #include "train/schedule.h"
 
 namespace graphcost::train {
@@ -94,7 +96,10 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     GraphPrediction prediction;
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
-    for (size_t begin = 0; begin < indices.size(); begin += chunk) {
+    // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
+    if (model->options().head == "pairwise")
+      prediction.predicted = model::score_configs(model, cache.get(g), configs, indices, chunk);
+    for (size_t begin = 0; prediction.predicted.empty() && begin < indices.size(); begin += chunk) {
       std::vector<int64_t> part(
           indices.begin() + begin,
           indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
@@ -217,10 +222,16 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     optimizer->zero_grad();
     torch::Tensor total = torch::zeros({});
     uint64_t slate_stream = static_cast<uint64_t>(batch.index) * batch.slates.size();
-    for (const model::Slate& slate : batch.slates)
-      total = total + (*loss)(gst ? gst->forward(model, slate, slate_stream++)
-                                  : model->forward(slate, !shift_invariant),
-                              slate.runtimes);
+    const bool pairwise = options.model.head == "pairwise";  // its own loss, over pairs
+    for (const model::Slate& slate : batch.slates) {
+      if (pairwise) {
+        total = total + pairwise_bce_loss(model->pairwise_logits(slate), slate.runtimes);
+      } else {
+        total = total + (*loss)(gst ? gst->forward(model, slate, slate_stream++)
+                                    : model->forward(slate, !shift_invariant),
+                                slate.runtimes);
+      }
+    }
     total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",

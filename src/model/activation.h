@@ -1,0 +1,25 @@
+// The activation functions a ModelOptions.activation may name.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+
+namespace graphcost::model {
+
+// True when `name` is one of leaky_relu, relu, gelu, silu, tanh.
+inline bool is_activation_name(const std::string& name) {
+  return name == "leaky_relu" || name == "relu" || name == "gelu" || name == "silu" ||
+         name == "tanh";
+}
+
+// Applies the named activation (one of is_activation_name's; anything else is tanh).
+inline torch::Tensor apply_activation(const std::string& name, const torch::Tensor& x) {
+  if (name == "leaky_relu") return torch::leaky_relu(x, 0.01);
+  if (name == "relu") return torch::relu(x);
+  if (name == "gelu") return torch::gelu(x);
+  if (name == "silu") return torch::silu(x);
+  return torch::tanh(x);
+}
+
+}  // namespace graphcost::model

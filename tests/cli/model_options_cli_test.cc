@@ -1,0 +1,80 @@
+// Architecture options through the real binary: flags reach config.json, and the MLP trains on
+// the Kernel Tuner caches of shared/data.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+std::pair<int, std::string> run_graphcost(const std::string& args) {
+  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string output;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
+
+class ModelOptionsCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    data = std::string(GRAPHCOST_SHARED_DATA) + "/kernel_tuner/convolution";
+    if (!std::filesystem::exists(data)) GTEST_SKIP() << "no Kernel Tuner data at " << data;
+    out = ::testing::TempDir() + "graphcost_model_options_" + std::to_string(getpid());
+  }
+  void TearDown() override {
+    if (!out.empty()) std::filesystem::remove_all(out);
+  }
+  std::string common() const {
+    return "train --data " + data + " --collection tile:xla --valid-split '' --iterations 3 " +
+           "--graphs-per-batch 2 --slate-size 8 --threads 1 --log-every 1 --out " + out;
+  }
+  std::string data, out;
+};
+
+TEST_F(ModelOptionsCli, MlpTrainsOnKernelTunerCaches) {
+  auto [status, output] = run_graphcost(common() + " --arch mlp --hidden 16 8 --dropout 0.1");
+  ASSERT_EQ(status, 0) << output;
+  const nlohmann::json config = read_json(out + "/config.json");
+  EXPECT_EQ(config["model"]["architecture"], "mlp") << config.dump();
+  EXPECT_EQ(config["model"]["hidden"], nlohmann::json({16, 8}));
+  EXPECT_TRUE(std::filesystem::exists(out + "/model.pt"));
+  auto [eval_status, eval_output] =
+      run_graphcost("eval --model " + out + " --data " + data + " --split train --tta 2");
+  EXPECT_EQ(eval_status, 0) << eval_output;
+}
+
+TEST_F(ModelOptionsCli, PairwiseHeadWithAttentionAndGraphNormTrain) {
+  auto [status, output] = run_graphcost(common() +
+                                        " --hidden 8 --head pairwise --attention"
+                                        " --graph-norm --attention-temperature 0.25");
+  ASSERT_EQ(status, 0) << output;
+  const nlohmann::json model = read_json(out + "/config.json")["model"];
+  EXPECT_EQ(model["head"], "pairwise");
+  EXPECT_EQ(model["attention"], true);
+  EXPECT_EQ(model["graph_norm"], true);
+  EXPECT_EQ(model["attention_temperature"], 0.25);
+}
+
+TEST_F(ModelOptionsCli, UnknownArchitectureIsOneClearError) {
+  auto [status, output] = run_graphcost(common() + " --arch transformer");
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(output.find("graphcost: error: "), std::string::npos) << output;
+  EXPECT_NE(output.find("architecture"), std::string::npos) << output;
+}
+
+}  // namespace
