@@ -160,6 +160,9 @@ void add_train_command(CLI::App& app) {
          "Iterations between checkpoints (0: only at the end)");
   b.bind("--seed", &O::seed, "Random seed (model init, batches, validation sample)");
   b.bind("--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)");
+  b.bind("--swa-start", &O::swa_start,
+         "Average the weights from this iteration on into model.pt (0: off)");
+  b.bind("--swa-every", &O::swa_every, "Iterations between weight-average snapshots");
   b.bind_model("--hidden", &M::hidden, "GraphSAGE layer widths");
   b.bind_model("--num-opcodes", &M::num_opcodes, "Opcode ids are below this");
   b.bind_model("--opcode-embedding", &M::opcode_embedding, "Opcode embedding width");

@@ -44,7 +44,9 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"valid_predictions_graphs", o.valid_predictions_graphs},
                      {"checkpoint_every", o.checkpoint_every},
                      {"seed", o.seed},
-                     {"threads", o.threads}};
+                     {"threads", o.threads},
+                     {"swa_start", o.swa_start},
+                     {"swa_every", o.swa_every}};
   nlohmann::json model;
   model::to_json(model, o.model);
   j["model"] = model;
@@ -108,6 +110,10 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.seed);
     else if (key == "threads")
       read(value, key, o.threads);
+    else if (key == "swa_start")
+      read(value, key, o.swa_start);
+    else if (key == "swa_every")
+      read(value, key, o.swa_every);
     else if (key == "model")
       model::from_json(value, o.model);
     else

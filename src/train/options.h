@@ -36,6 +36,10 @@ struct TrainOptions {
   int64_t checkpoint_every = 1000;         // 0: only at the end or on interrupt
   uint64_t seed = 0;
   int threads = 0;  // <= 0: all cores
+  // Stochastic weight averaging: the mean of the weights every swa_every iterations from
+  // iteration swa_start on becomes model.pt (0 = off). See train/swa.h.
+  int64_t swa_start = 0;
+  int64_t swa_every = 10;
   model::ModelOptions model;
 
   ScheduleOptions schedule() const;
