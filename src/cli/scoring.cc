@@ -9,26 +9,60 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/random.h"
+#include "eval/ensemble.h"
 #include "model/graph_tensors.h"
 #include "model/predict.h"
+#include "model/uncertainty.h"
 
 namespace graphcost::cli {
 
 Run load_run(const std::string& run_dir) {
   namespace fs = std::filesystem;
-  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
-  if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
   Run run;
-  run.ranker = model::load_model(model_path);
+  nlohmann::json config;
   const std::string config_path = (fs::path(run_dir) / "config.json").string();
   if (fs::exists(config_path)) {
-    nlohmann::json config = nlohmann::json::parse(read_file(config_path), nullptr, false);
-    if (config.is_discarded()) throw Error(config_path, "", "not valid JSON");
+    config = nlohmann::json::parse(read_file(config_path), nullptr, false);
+    if (config.is_discarded() || !config.is_object()) throw Error(config_path, "", "not a JSON object");
     if (config.contains("collection") && config["collection"].is_string()) {
       run.collection = config["collection"].get<std::string>();
     }
   }
+  if (config.value("model_type", "") == "xgboost") {
+    xgb::XgbOptions options;
+    check_data(config.contains("xgboost"), config_path, "xgboost", "missing");
+    try {
+      xgb::from_json(config["xgboost"], options);
+    } catch (const Error& e) {
+      throw Error(config_path, "", e.what());
+    }
+    const std::string model_path = (fs::path(run_dir) / "model.xgb").string();
+    run.xgb = std::make_shared<const xgb::XgbRanker>(xgb::XgbRanker::load(model_path, options));
+    return run;
+  }
+  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
+  if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
+  run.ranker = model::load_model(model_path);
   return run;
+}
+
+std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection) {
+  std::vector<Run> runs;
+  std::string first_dir;
+  collection.clear();
+  for (const std::string& dir : run_dirs) {
+    runs.push_back(load_run(dir));
+    const std::string& c = runs.back().collection;
+    if (c.empty()) continue;
+    if (collection.empty()) {
+      collection = c;
+      first_dir = dir;
+    } else if (c != collection) {
+      throw Error(dir, "collection", "trained on " + c + " but " + first_dir + " on " + collection +
+                                         " (an ensemble needs one collection)");
+    }
+  }
+  return runs;
 }
 
 namespace {
@@ -52,10 +86,30 @@ std::vector<double> baseline_scores(const Scorer& scorer, const data::ConfigView
   throw Error("unknown baseline '" + scorer.baseline + "' (valid: random, default)");
 }
 
+// One run's scores of one graph; adds its MC-dropout spread to *spread when asked.
+std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph& graph,
+                               const model::GraphTensors* tensors, const data::ConfigView& configs,
+                               const std::vector<int64_t>& indices, std::vector<double>* spread) {
+  if (run.xgb) return run.xgb->score(graph, configs, indices);
+  if (scorer.mc_samples > 0) {
+    model::ScoreStats stats = model::mc_dropout_scores(run.ranker, *tensors, configs, indices,
+                                                       scorer.mc_samples, scorer.seed, scorer.slate_size);
+    if (spread) {
+      for (size_t i = 0; i < stats.std.size(); ++i) (*spread)[i] += stats.std[i];
+    }
+    return std::move(stats.mean);
+  }
+  return model::score_configs(run.ranker, *tensors, configs, indices, scorer.slate_size);
+}
+
 }  // namespace
 
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
-                                                int64_t max_configs) {
+                                                int64_t max_configs,
+                                                std::vector<std::vector<double>>* spreads) {
+  if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
+  int64_t neural_runs = 0;
+  for (const Run* run : scorer.runs) neural_runs += run->xgb ? 0 : 1;
   std::vector<eval::GraphScores> out;
   Progress progress("score", c.size(), "graphs");
   Random random(scorer.seed);
@@ -72,9 +126,20 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     }
     eval::GraphScores scores;
     scores.name = graph.name;
-    if (scorer.ranker) {
-      model::GraphTensors tensors = model::make_graph_tensors(graph);
-      scores.predicted = model::score_configs(*scorer.ranker, tensors, configs, indices, scorer.slate_size);
+    if (!scorer.runs.empty()) {
+      std::unique_ptr<model::GraphTensors> tensors;
+      if (neural_runs > 0) tensors = std::make_unique<model::GraphTensors>(model::make_graph_tensors(graph));
+      std::vector<double> spread(indices.size(), 0.0);
+      const bool want_spread = spreads && scorer.mc_samples > 0;
+      std::vector<std::vector<double>> per_run;
+      for (Run* run : scorer.runs)
+        per_run.push_back(run_scores(scorer, *run, graph, tensors.get(), configs, indices,
+                                     want_spread ? &spread : nullptr));
+      scores.predicted = eval::combine_scores(per_run, scorer.ensemble);
+      if (want_spread) {
+        for (double& s : spread) s /= static_cast<double>(std::max<int64_t>(1, neural_runs));
+        spreads->push_back(std::move(spread));
+      }
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);
     }

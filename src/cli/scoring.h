@@ -9,30 +9,44 @@
 #include "data/collection.h"
 #include "eval/summary.h"
 #include "model/ranker.h"
+#include "xgb/ranker.h"
 
 namespace graphcost::cli {
 
-// A trained run folder: its model and the collection it was trained on.
+// A trained run folder: its model (a neural ranker, or an XGBoost ranker when config.json says
+// "model_type": "xgboost") and the collection it was trained on.
 struct Run {
   model::Ranker ranker{nullptr};
+  std::shared_ptr<const xgb::XgbRanker> xgb;  // set instead of ranker for XGBoost runs
   std::string collection;  // the collection id the run was trained on ("" when unknown)
 };
 
-// Loads RUN_DIR/model.pt and the collection id from RUN_DIR/config.json.
+// Loads RUN_DIR/model.pt (or RUN_DIR/model.xgb for an XGBoost run) and the collection id from
+// RUN_DIR/config.json.
 Run load_run(const std::string& run_dir);
 
-// How to score: a model, or a baseline ("random", or "default" for tile: the compiler's
-// default configuration first, i.e. the one whose runtime equals its normaliser).
+// Loads several runs (an ensemble) and returns them with the collection they agree on ("" when
+// none names one); runs trained on different collections are an Error naming both.
+std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection);
+
+// How to score: one or several runs (an ensemble, see eval/ensemble.h), or a baseline
+// ("random", or "default" for tile: the compiler's default configuration first, i.e. the one
+// whose runtime equals its normaliser).
 struct Scorer {
-  model::Ranker* ranker = nullptr;
+  std::vector<Run*> runs;
+  std::string ensemble = "mean";  // how several runs' scores are combined: mean or rank
+  int64_t mc_samples = 0;         // > 0: neural runs score by the mean of this many MC-dropout passes
   std::string baseline;
   uint64_t seed = 0;
   int64_t slate_size = 256;
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most
-// max_configs per graph (0 = all). Shows a progress line.
+// max_configs per graph (0 = all). Shows a progress line. With mc_samples > 0 and spreads
+// given, (*spreads)[g][i] is the MC-dropout standard deviation of configuration i of graph g
+// (averaged over the neural runs; 0 for XGBoost runs).
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
-                                                int64_t max_configs);
+                                                int64_t max_configs,
+                                                std::vector<std::vector<double>>* spreads = nullptr);
 
 }  // namespace graphcost::cli
