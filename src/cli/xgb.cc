@@ -74,9 +74,6 @@ void add_xgb_command(CLI::App& app) {
   cmd->add_option("--colsample", o.colsample, "column subsample per tree")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  cmd->add_option("--objective", o.objective, "XGBoost ranking objective")
-      ->check(CLI::IsMember({"rank:pairwise", "rank:ndcg", "rank:map"}))
-      ->capture_default_str();
   cmd->add_option("--max-configs", o.max_configs_per_graph,
                   "seeded sample of configurations per graph (0 = all)")
       ->check(CLI::NonNegativeNumber)
