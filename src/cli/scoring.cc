@@ -28,7 +28,7 @@ Run load_run(const std::string& run_dir) {
       run.collection = config["collection"].get<std::string>();
     }
   }
-  if (config.value("model_type", "") == "xgboost") {
+  if (config.is_object() && config.value("model_type", "") == "xgboost") {
     xgb::XgbOptions options;
     check_data(config.contains("xgboost"), config_path, "xgboost", "missing");
     try {

@@ -91,6 +91,10 @@ TEST_F(EnsembleCli, BadInputsAreOneClearError) {
   std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + bad);
   EXPECT_EQ(status, 1);
   EXPECT_EQ(output.rfind("graphcost: error: " + bad + "/model.xgb", 0), 0u) << output;
+  std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + dir_ + "/none");
+  EXPECT_EQ(status, 1);
+  EXPECT_EQ(output.rfind("graphcost: error: " + dir_ + "/none/model.pt: no trained model", 0), 0u)
+      << output;
 }
 
 }  // namespace
