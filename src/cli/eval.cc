@@ -1,5 +1,7 @@
 // graphcost eval: per-graph and mean metrics of a trained run (or a baseline) on a split.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/scoring.h"
@@ -11,7 +13,9 @@ namespace graphcost::cli {
 namespace {
 
 struct EvalOptions {
-  std::string run_dir;
+  std::vector<std::string> run_dirs;  // several: an ensemble
+  std::string ensemble = "mean";
+  int64_t mc_samples = 0;
   std::string baseline;
   std::string data;
   std::string collection;
@@ -25,28 +29,43 @@ struct EvalOptions {
   bool json = false;
 };
 
+// Mean MC-dropout standard deviation over every scored configuration of every graph.
+double mean_spread(const std::vector<std::vector<double>>& spreads) {
+  double sum = 0;
+  int64_t count = 0;
+  for (const auto& graph : spreads) {
+    for (double s : graph) sum += s;
+    count += static_cast<int64_t>(graph.size());
+  }
+  return count ? sum / count : 0.0;
+}
+
 void run_eval(const EvalOptions& o) {
   model::set_threads(o.threads);
-  if (o.run_dir.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
-  Run run;
+  if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
+  std::vector<Run> runs;
   Scorer scorer;
   scorer.seed = o.seed;
   scorer.slate_size = o.slate_size;
   scorer.tta = o.tta;
+  scorer.ensemble = o.ensemble;
+  scorer.mc_samples = o.mc_samples;
   std::string collection = o.collection;
-  if (!o.run_dir.empty()) {
-    run = load_run(o.run_dir);
-    scorer.ranker = &run.ranker;
-    if (collection.empty()) collection = run.collection;
+  if (!o.run_dirs.empty()) {
+    std::string trained_on;
+    runs = load_runs(o.run_dirs, trained_on);
+    for (Run& run : runs) scorer.runs.push_back(&run);
+    if (collection.empty()) collection = trained_on;
   } else {
     scorer.baseline = o.baseline;
   }
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
-  apply_run_pruning(run, o.prune_hops, load);
+  apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);
   auto c = data::open_collection(o.data, id, o.split, load);
-  std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs);
+  std::vector<std::vector<double>> spreads;
+  std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs, &spreads);
   for (const auto& s : scores) {
     if (s.measured.empty()) throw Error(o.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }
@@ -55,9 +74,12 @@ void run_eval(const EvalOptions& o) {
     nlohmann::json j = eval::to_json(table);
     j["collection"] = id.str();
     j["split"] = o.split;
+    if (o.mc_samples > 0) j["mc_mean_std"] = mean_spread(spreads);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
     std::printf("%s %s\n%s", id.str().c_str(), o.split.c_str(), eval::format_table(table).c_str());
+    if (o.mc_samples > 0) std::printf("mc dropout: mean predicted std %.6g over %lld passes\n",
+                                      mean_spread(spreads), static_cast<long long>(o.mc_samples));
   }
 }
 
@@ -67,7 +89,19 @@ void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Metrics per graph and their means (Kendall tau, OPA; "
                                              "top-1/5/10 error, tile score)");
-  cmd->add_option("--model", o->run_dir, "a training run folder (holds model.pt)");
+  cmd->add_option("--model", o->run_dirs,
+                  "a training run folder (model.pt or model.xgb); repeat for an ensemble")
+      ->expected(1)
+      ->take_all();
+  cmd->add_option("--ensemble", o->ensemble,
+                  "how an ensemble's scores are combined: mean (of per-graph standardised scores) or rank "
+                  "(mean reciprocal rank)")
+      ->check(CLI::IsMember({"mean", "rank"}))
+      ->capture_default_str();
+  cmd->add_option("--mc-samples", o->mc_samples,
+                  "score by the mean of K Monte Carlo dropout passes and report the mean predicted std (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--baseline", o->baseline, "instead of a model: random, or default (tile)");
   cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");

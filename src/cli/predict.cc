@@ -14,7 +14,10 @@ namespace graphcost::cli {
 namespace {
 
 struct PredictOptions {
-  std::string run_dir;
+  std::vector<std::string> run_dirs;  // several: an ensemble
+  std::string ensemble = "mean";
+  int64_t mc_samples = 0;
+  uint64_t seed = 0;
   std::string data;
   std::string collection;
   std::string split = "test";
@@ -27,16 +30,20 @@ struct PredictOptions {
 
 void run_predict(const PredictOptions& o) {
   model::set_threads(o.threads);
-  Run run = load_run(o.run_dir);
-  std::string collection = o.collection.empty() ? run.collection : o.collection;
+  std::string trained_on;
+  std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
+  std::string collection = o.collection.empty() ? trained_on : o.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
-  apply_run_pruning(run, o.prune_hops, load);  // pruning keeps every configuration
+  apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);  // pruning keeps every configuration
   auto c = data::open_collection(o.data, id, o.split, load);
   Scorer scorer;
-  scorer.ranker = &run.ranker;
+  for (Run& run : runs) scorer.runs.push_back(&run);
+  scorer.ensemble = o.ensemble;
+  scorer.mc_samples = o.mc_samples;
+  scorer.seed = o.seed;
   scorer.slate_size = o.slate_size;
   scorer.tta = o.tta;
   std::vector<eval::SubmissionEntry> entries;
@@ -56,7 +63,21 @@ struct SubmitOptions {
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = app.add_subcommand("predict", "Rank every configuration and write a Kaggle submission file");
-  cmd->add_option("--model", o->run_dir, "a training run folder (holds model.pt)")->required();
+  cmd->add_option("--model", o->run_dirs,
+                  "a training run folder (model.pt or model.xgb); repeat for an ensemble")
+      ->required()
+      ->expected(1)
+      ->take_all();
+  cmd->add_option("--ensemble", o->ensemble,
+                  "how an ensemble's scores are combined: mean (of per-graph standardised scores) or rank "
+                  "(mean reciprocal rank)")
+      ->check(CLI::IsMember({"mean", "rank"}))
+      ->capture_default_str();
+  cmd->add_option("--mc-samples", o->mc_samples,
+                  "rank by the mean of K Monte Carlo dropout passes (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the MC-dropout masks")->capture_default_str();
   cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();

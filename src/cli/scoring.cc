@@ -10,22 +10,23 @@
 #include "core/progress.h"
 #include "core/random.h"
 #include "data/prune.h"
+#include "eval/ensemble.h"
 #include "model/graph_tensors.h"
 #include "model/predict.h"
+#include "model/segments.h"
 #include "model/tta.h"
+#include "model/uncertainty.h"
 
 namespace graphcost::cli {
 
 Run load_run(const std::string& run_dir) {
   namespace fs = std::filesystem;
-  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
-  if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
   Run run;
-  run.ranker = model::load_model(model_path);
+  nlohmann::json config;
   const std::string config_path = (fs::path(run_dir) / "config.json").string();
   if (fs::exists(config_path)) {
-    nlohmann::json config = nlohmann::json::parse(read_file(config_path), nullptr, false);
-    if (config.is_discarded()) throw Error(config_path, "", "not valid JSON");
+    config = nlohmann::json::parse(read_file(config_path), nullptr, false);
+    if (config.is_discarded() || !config.is_object()) throw Error(config_path, "", "not a JSON object");
     if (config.contains("collection") && config["collection"].is_string()) {
       run.collection = config["collection"].get<std::string>();
     }
@@ -40,12 +41,57 @@ Run load_run(const std::string& run_dir) {
       run.prune_seeds = config["prune_seeds"].get<std::string>();
     }
   }
+  if (config.is_object() && config.value("model_type", "") == "xgboost") {
+    xgb::XgbOptions options;
+    check_data(config.contains("xgboost"), config_path, "xgboost", "missing");
+    try {
+      xgb::from_json(config["xgboost"], options);
+    } catch (const Error& e) {
+      throw Error(config_path, "", e.what());
+    }
+    const std::string model_path = (fs::path(run_dir) / "model.xgb").string();
+    run.xgb = std::make_shared<const xgb::XgbRanker>(xgb::XgbRanker::load(model_path, options));
+    return run;
+  }
+  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
+  if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
+  run.ranker = model::load_model(model_path);
   return run;
 }
 
-void apply_run_pruning(const Run& run, int prune_hops, data::LoadOptions& load) {
-  load.prune_hops = prune_hops == kRunPruning ? run.prune_hops : prune_hops;
-  load.prune_seed_opcodes = data::parse_prune_seeds(run.prune_seeds);
+std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection) {
+  std::vector<Run> runs;
+  std::string first_dir;
+  collection.clear();
+  for (const std::string& dir : run_dirs) {
+    runs.push_back(load_run(dir));
+    const std::string& c = runs.back().collection;
+    if (c.empty()) continue;
+    if (collection.empty()) {
+      collection = c;
+      first_dir = dir;
+    } else if (c != collection) {
+      throw Error(dir, "collection", "trained on " + c + " but " + first_dir + " on " + collection +
+                                         " (an ensemble needs one collection)");
+    }
+  }
+  return runs;
+}
+
+void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+                       int prune_hops, data::LoadOptions& load) {
+  if (runs.empty()) {  // a baseline: only an explicit --prune applies
+    if (prune_hops != kRunPruning) load.prune_hops = prune_hops;
+    return;
+  }
+  for (size_t r = 1; r < runs.size(); ++r) {
+    check_data(runs[r].prune_hops == runs[0].prune_hops &&
+                   runs[r].prune_seeds == runs[0].prune_seeds,
+               run_dirs[r], "prune_hops",
+               "pruned differently from " + run_dirs[0] + " (an ensemble scores one pruned copy)");
+  }
+  load.prune_hops = prune_hops == kRunPruning ? runs[0].prune_hops : prune_hops;
+  load.prune_seed_opcodes = data::parse_prune_seeds(runs[0].prune_seeds);
 }
 
 namespace {
@@ -69,10 +115,46 @@ std::vector<double> baseline_scores(const Scorer& scorer, const data::ConfigView
   throw Error("unknown baseline '" + scorer.baseline + "' (valid: random, default)");
 }
 
+// One run's scores of one graph; adds its MC-dropout spread to *spread when asked.
+// A neural run reads the graph with its own node-input options, and by segments when it was
+// trained that way (docs/gst.md).
+std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph& graph,
+                               int64_t g, const data::ConfigView& configs,
+                               const std::vector<int64_t>& indices, std::vector<double>* spread) {
+  if (run.xgb) return run.xgb->score(graph, configs, indices);
+  const model::ModelOptions& options = run.ranker->options();
+  const model::GraphTensors tensors =
+      model::make_graph_tensors(graph, model::graph_feature_options(options));
+  const auto segments = model::segments_for_model(graph, options);
+  check_data(scorer.tta == 0 || scorer.mc_samples == 0, "scoring", "--tta",
+             "cannot be combined with --mc-samples");
+  check_data((scorer.tta == 0 && scorer.mc_samples == 0) || !segments, "scoring",
+             scorer.tta > 0 ? "--tta" : "--mc-samples",
+             "does not apply to a model trained by segments (GST)");
+  if (scorer.tta > 0) {
+    return model::score_configs_tta(run.ranker, tensors, configs, indices, scorer.slate_size,
+                                    scorer.tta, splitmix64_mix(scorer.seed) + g);
+  }
+  if (scorer.mc_samples > 0) {
+    model::ScoreStats stats = model::mc_dropout_scores(run.ranker, tensors, configs, indices,
+                                                       scorer.mc_samples, scorer.seed, scorer.slate_size);
+    if (spread) {
+      for (size_t i = 0; i < stats.std.size(); ++i) (*spread)[i] += stats.std[i];
+    }
+    return std::move(stats.mean);
+  }
+  return model::score_configs(run.ranker, tensors, configs, indices, scorer.slate_size,
+                              segments.get());
+}
+
 }  // namespace
 
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
-                                                int64_t max_configs) {
+                                                int64_t max_configs,
+                                                std::vector<std::vector<double>>* spreads) {
+  if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
+  int64_t neural_runs = 0;
+  for (const Run* run : scorer.runs) neural_runs += run->xgb ? 0 : 1;
   std::vector<eval::GraphScores> out;
   Progress progress("score", c.size(), "graphs");
   Random random(scorer.seed);
@@ -89,19 +171,18 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     }
     eval::GraphScores scores;
     scores.name = graph.name;
-    if (scorer.ranker) {
-      model::GraphTensors tensors = model::make_graph_tensors(
-          graph, model::graph_feature_options((*scorer.ranker)->options()));
-      // A model trained by segments (docs/gst.md) scores by segments.
-      const auto segments = model::segments_for_model(graph, (*scorer.ranker)->options());
-      check_data(scorer.tta == 0 || !segments, "scoring", "--tta",
-                 "does not apply to a model trained by segments (GST)");
-      scores.predicted =
-          scorer.tta > 0 ? model::score_configs_tta(*scorer.ranker, tensors, configs, indices,
-                                                    scorer.slate_size, scorer.tta,
-                                                    splitmix64_mix(scorer.seed) + g)
-                         : model::score_configs(*scorer.ranker, tensors, configs, indices,
-                                                scorer.slate_size, segments.get());
+    if (!scorer.runs.empty()) {
+      std::vector<double> spread(indices.size(), 0.0);
+      const bool want_spread = spreads && scorer.mc_samples > 0;
+      std::vector<std::vector<double>> per_run;
+      for (Run* run : scorer.runs)
+        per_run.push_back(run_scores(scorer, *run, graph, g, configs, indices,
+                                     want_spread ? &spread : nullptr));
+      scores.predicted = eval::combine_scores(per_run, scorer.ensemble);
+      if (want_spread) {
+        for (double& s : spread) s /= static_cast<double>(std::max<int64_t>(1, neural_runs));
+        spreads->push_back(std::move(spread));
+      }
     } else {
       scores.predicted = baseline_scores(scorer, configs, indices, random);
     }

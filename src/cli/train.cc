@@ -185,6 +185,9 @@ void add_train_command(CLI::App& app) {
   b.bind("--gst-stale-dropout", &O::gst_stale_dropout,
          "GST: probability of dropping each stale (historical) segment score");
   b.bind("--gst-partition", &O::gst_partition, "GST: contiguous (node_splits first) or metis");
+  b.bind("--swa-start", &O::swa_start,
+         "Average the weights from this iteration on into model.pt (0: off)");
+  b.bind("--swa-every", &O::swa_every, "Iterations between weight-average snapshots");
   b.bind_model("--hidden", &M::hidden, "GraphSAGE layer widths");
   b.bind_model("--num-opcodes", &M::num_opcodes, "Opcode ids are below this");
   b.bind_model("--opcode-embedding", &M::opcode_embedding, "Opcode embedding width");

@@ -24,7 +24,8 @@ std::vector<Metric> metric_functions(data::ConfigKind kind) {
   // Layout: the competition's tau, and the top-K errors that matter when a search takes the
   // model's best few configurations.
   if (kind == data::ConfigKind::Layout) return {kendall_tau, ordered_pair_accuracy, top_k(1), top_k(10)};
-  return {top_k(1), top_k(5), top_k(10), tile_score};
+  // Tile also gets tau: over a full search space (Kernel Tuner records) the whole order matters.
+  return {top_k(1), top_k(5), top_k(10), tile_score, kendall_tau};
 }
 
 nlohmann::json number_or_null(double value) {
@@ -43,7 +44,7 @@ std::string format_value(double value) {
 
 std::vector<std::string> metric_names(data::ConfigKind kind) {
   if (kind == data::ConfigKind::Layout) return {"kendall_tau", "opa", "top1_error", "top10_error"};
-  return {"top1_error", "top5_error", "top10_error", "tile_score"};
+  return {"top1_error", "top5_error", "top10_error", "tile_score", "kendall_tau"};
 }
 
 MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs) {

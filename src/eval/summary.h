@@ -27,7 +27,7 @@ struct MetricTable {
 };
 
 // The metrics reported for a kind: layout {kendall_tau, opa, top1_error, top10_error}; tile {top1_error, top5_error,
-// top10_error, tile_score}.
+// top10_error, tile_score, kendall_tau}.
 std::vector<std::string> metric_names(data::ConfigKind kind);
 // Computes the kind's metrics for every graph and their means. A graph whose predicted and
 // measured sizes differ is an Error naming it.

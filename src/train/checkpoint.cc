@@ -67,7 +67,8 @@ void load_model_weights(torch::serialize::InputArchive& archive, model::Ranker& 
 }  // namespace
 
 void save_checkpoint(const std::string& path, model::Ranker& model,
-                     torch::optim::Optimizer& optimizer, const CheckpointState& state) {
+                     torch::optim::Optimizer& optimizer, const CheckpointState& state,
+                     const WeightAverage* average) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive weights, optimizer_state;
   model->save(weights);
@@ -78,6 +79,7 @@ void save_checkpoint(const std::string& path, model::Ranker& model,
   archive.write("next_batch", c10::IValue(state.next_batch));
   nlohmann::json options = state.options;
   archive.write("options", c10::IValue(options.dump()));
+  if (average) average->save(archive);
   {
     // Dropout draws from LibTorch's default generator: without its state a resumed run with
     // dropout would diverge from an uninterrupted one.
@@ -97,7 +99,7 @@ TrainOptions read_checkpoint_options(const std::string& path) {
 }
 
 CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
-                                torch::optim::Optimizer& optimizer) {
+                                torch::optim::Optimizer& optimizer, WeightAverage* average) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path);
   CheckpointState state;
@@ -112,6 +114,7 @@ CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
   } catch (const c10::Error& e) {
     throw Error(path, "optimizer", "state does not match the optimizer: " + e.msg());
   }
+  if (average) average->load(archive, path);
   torch::Tensor rng;
   if (archive.try_read("torch_rng", rng, /*is_buffer=*/true)) {
     at::Generator generator = at::detail::getDefaultCPUGenerator();

@@ -9,6 +9,7 @@
 
 #include "model/ranker.h"
 #include "train/options.h"
+#include "train/swa.h"
 
 namespace graphcost::train {
 
@@ -19,15 +20,18 @@ struct CheckpointState {
 };
 
 // Writes model weights, optimiser state, the iteration, the sampler position, LibTorch's CPU
-// random generator (dropout) and the options to path, atomically.
+// random generator (dropout), the options and the weight average (when given) to path,
+// atomically.
 void save_checkpoint(const std::string& path, model::Ranker& model,
-                     torch::optim::Optimizer& optimizer, const CheckpointState& state);
+                     torch::optim::Optimizer& optimizer, const CheckpointState& state,
+                     const WeightAverage* average = nullptr);
 // Reads the options stored in a checkpoint (to build a matching model and optimiser).
 TrainOptions read_checkpoint_options(const std::string& path);
-// Restores model, optimiser and the random generator from path; returns the stored state.
-// A missing or unreadable file is an Error naming it.
+// Restores model, optimiser, the random generator and the weight average (when given) from
+// path; returns the stored state. A missing or unreadable file is an Error naming it.
 CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
-                                torch::optim::Optimizer& optimizer);
+                                torch::optim::Optimizer& optimizer,
+                                WeightAverage* average = nullptr);
 
 
 }  // namespace graphcost::train

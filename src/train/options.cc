@@ -46,7 +46,9 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"seed", o.seed},
                      {"threads", o.threads},
                      {"prune_hops", o.prune_hops},
-                     {"prune_seeds", o.prune_seeds}};
+                     {"prune_seeds", o.prune_seeds},
+                     {"swa_start", o.swa_start},
+                     {"swa_every", o.swa_every}};
   j["gst_segment_nodes"] = o.gst_segment_nodes;
   j["gst_segments_per_step"] = o.gst_segments_per_step;
   j["gst_stale_dropout"] = o.gst_stale_dropout;
@@ -126,6 +128,10 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.gst_stale_dropout);
     else if (key == "gst_partition")
       read(value, key, o.gst_partition);
+    else if (key == "swa_start")
+      read(value, key, o.swa_start);
+    else if (key == "swa_every")
+      read(value, key, o.swa_every);
     else if (key == "model")
       model::from_json(value, o.model);
     else

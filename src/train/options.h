@@ -48,6 +48,10 @@ struct TrainOptions {
   int64_t gst_segments_per_step = 1;
   double gst_stale_dropout = 0.0;
   std::string gst_partition = "contiguous";
+  // Stochastic weight averaging: the mean of the weights every swa_every iterations from
+  // iteration swa_start on becomes model.pt (0 = off). See train/swa.h.
+  int64_t swa_start = 0;
+  int64_t swa_every = 10;
   model::ModelOptions model;
 
   ScheduleOptions schedule() const;

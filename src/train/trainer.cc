@@ -175,8 +175,9 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   std::error_code ignored;
   fs::create_directories(run_dir, ignored);
   check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
+  WeightAverage average(options.swa_start, options.swa_every);
   if (resume) {
-    const CheckpointState state = load_checkpoint(checkpoint_path, model, *optimizer);
+    const CheckpointState state = load_checkpoint(checkpoint_path, model, *optimizer, &average);
     iteration = state.iteration;
     first_batch = state.next_batch;
     truncate_metrics(metrics_path, iteration);
@@ -200,7 +201,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     state.iteration = done;
     state.next_batch = sampler.next_index();
     state.options = options;
-    save_checkpoint(checkpoint_path, model, *optimizer, state);
+    save_checkpoint(checkpoint_path, model, *optimizer, state, &average);
   };
 
   TrainResult result;
@@ -240,6 +241,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     total.backward();
     last_grad_norm = optimizer_step(*optimizer, parameters, schedule, iteration);
     ++iteration;
+    if (average.due(iteration)) average.add(model);
     interval_loss += loss_value;
     ++interval_iterations;
     interval_configs += batch.configs();
@@ -301,6 +303,17 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
       std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   result.data_wait_fraction =
       run_seconds > 0 ? std::min(1.0, (sampler.wait_seconds() - run_wait_start) / run_seconds) : 0;
+  if (!result.interrupted && average.count() > 0) {
+    // The checkpoint keeps the last weights (to resume); model.pt and the final validation use
+    // the average.
+    average.copy_to(model);
+    if (validating) {
+      result.last_validation = validate(model, *valid_set, *valid_cache, options);
+      nlohmann::json line = {{"iteration", iteration}, {"swa_snapshots", average.count()}};
+      line.update(result.last_validation);
+      append_line(metrics_path, line);
+    }
+  }
   if (!result.interrupted) model::save_model(model, (fs::path(run_dir) / "model.pt").string());
   if (result.interrupted) {
     // finish() would report the full total; end the progress line where the run stopped.

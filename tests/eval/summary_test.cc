@@ -41,12 +41,14 @@ TEST(Summary, TileMetrics) {
   MetricTable table =
       evaluate(data::ConfigKind::Tile, {{"k", {0, 1, 2, 3, 4, 5}, {4, 3, 5, 6, 7, 2}}});
   ASSERT_EQ(table.metric_names,
-            (std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}));
+            (std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score",
+                                      "kendall_tau"}));
   EXPECT_DOUBLE_EQ(table.rows[0][0], 1.0);
   EXPECT_DOUBLE_EQ(table.rows[0][1], 0.5);
   EXPECT_DOUBLE_EQ(table.rows[0][2], 0.0);
   EXPECT_DOUBLE_EQ(table.rows[0][3], 0.5);
   EXPECT_DOUBLE_EQ(table.means[3], 0.5);
+  EXPECT_DOUBLE_EQ(table.rows[0][4], 3.0 / 15.0);  // 9 concordant, 6 discordant pairs
 }
 
 TEST(Summary, AllNaNColumnHasNaNMean) {

@@ -1,0 +1,199 @@
+#include "xgb/ranker.h"
+
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/random.h"
+
+namespace graphcost::xgb {
+
+namespace {
+
+constexpr const char* kWhere = "xgboost";
+
+void check_call(int status, const std::string& where, const std::string& what) {
+  if (status == 0) return;
+  // XGBoost's messages carry a source location and sometimes a stack trace: keep the line
+  // that says what went wrong.
+  std::string message = XGBGetLastError();
+  const size_t stack = message.find("\nStack trace");
+  if (stack != std::string::npos) message.resize(stack);
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  throw Error(where, what, message);
+}
+
+// Owns a DMatrix handle for the life of a scope.
+class Matrix {
+ public:
+  Matrix(const std::vector<float>& rows, int64_t width) {
+    const bst_ulong count = width > 0 ? rows.size() / width : 0;
+    check_call(XGDMatrixCreateFromMat(rows.data(), count, width, std::nanf(""), &handle_),
+               kWhere, "DMatrix");
+  }
+  ~Matrix() { XGDMatrixFree(handle_); }
+  Matrix(const Matrix&) = delete;
+  Matrix& operator=(const Matrix&) = delete;
+  DMatrixHandle get() const { return handle_; }
+
+ private:
+  DMatrixHandle handle_ = nullptr;
+};
+
+// Relevance labels for rank:pairwise (higher = better): how many of the group's configurations
+// are strictly slower; equal runtimes get equal labels, so they form no pair.
+std::vector<float> relevance(const std::vector<double>& runtimes) {
+  std::vector<double> sorted = runtimes;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<float> labels;
+  for (double r : runtimes) {
+    const auto slower = sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), r);
+    labels.push_back(static_cast<float>(slower));
+  }
+  return labels;
+}
+
+}  // namespace
+
+struct XgbRanker::Booster {
+  BoosterHandle handle = nullptr;
+  Booster() { check_call(XGBoosterCreate(nullptr, 0, &handle), kWhere, "booster"); }
+  ~Booster() { XGBoosterFree(handle); }
+  Booster(const Booster&) = delete;
+  Booster& operator=(const Booster&) = delete;
+  void set(const std::string& key, const std::string& value) {
+    check_call(XGBoosterSetParam(handle, key.c_str(), value.c_str()), kWhere, key);
+  }
+};
+
+XgbRanker::XgbRanker(XgbOptions options, std::shared_ptr<Booster> booster)
+    : options_(std::move(options)), booster_(std::move(booster)) {}
+
+XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions& requested) {
+  check_data(requested.rounds >= 1, kWhere, "rounds", "must be at least 1");
+  XgbOptions options = requested;
+  options.features.kind = collection.id().kind;
+  options.features.node_feature_width = collection.node_feature_width();
+  options.features.config_width = collection.config_width();
+  const int64_t width = feature_width(options.features);
+  std::vector<float> rows, labels;
+  std::vector<unsigned> groups;
+  for (int64_t g = 0; g < collection.size(); ++g) {
+    const data::ConfigView configs = collection.configs(g);
+    if (!configs.has_runtimes() || configs.count < 2) continue;
+    std::vector<int64_t> indices(configs.count);
+    std::iota(indices.begin(), indices.end(), 0);
+    if (options.max_configs_per_graph > 0 && configs.count > options.max_configs_per_graph) {
+      Random random = random_stream(options.seed, static_cast<uint64_t>(g));
+      random.shuffle(indices);
+      indices.resize(options.max_configs_per_graph);
+      std::sort(indices.begin(), indices.end());
+    }
+    const std::vector<float> part = feature_rows(collection.graph(g), configs, indices, options.features);
+    rows.insert(rows.end(), part.begin(), part.end());
+    std::vector<double> runtimes;
+    for (int64_t j : indices) runtimes.push_back(configs.runtimes[j]);
+    const std::vector<float> group_labels = relevance(runtimes);
+    labels.insert(labels.end(), group_labels.begin(), group_labels.end());
+    groups.push_back(static_cast<unsigned>(indices.size()));
+  }
+  check_data(!groups.empty(), kWhere, "data",
+             "no graph with runtimes and at least 2 configurations to train on");
+  Matrix matrix(rows, width);
+  check_call(XGDMatrixSetFloatInfo(matrix.get(), "label", labels.data(), labels.size()), kWhere, "label");
+  check_call(XGDMatrixSetUIntInfo(matrix.get(), "group", groups.data(), groups.size()), kWhere, "group");
+  auto booster = std::make_shared<Booster>();
+  DMatrixHandle handles[] = {matrix.get()};
+  XGBoosterFree(booster->handle);
+  check_call(XGBoosterCreate(handles, 1, &booster->handle), kWhere, "booster");
+  booster->set("objective", options.objective);
+  booster->set("max_depth", std::to_string(options.max_depth));
+  booster->set("eta", std::to_string(options.eta));
+  booster->set("subsample", std::to_string(options.subsample));
+  booster->set("colsample_bytree", std::to_string(options.colsample));
+  booster->set("seed", std::to_string(options.seed));
+  booster->set("nthread", std::to_string(options.threads));
+  booster->set("verbosity", "0");
+  for (int64_t round = 0; round < options.rounds; ++round)
+    check_call(XGBoosterUpdateOneIter(booster->handle, static_cast<int>(round), matrix.get()),
+               kWhere, "round " + std::to_string(round));
+  return XgbRanker(options, booster);
+}
+
+XgbRanker XgbRanker::load(const std::string& path, const XgbOptions& options) {
+  check_data(std::filesystem::is_regular_file(path), path, "", "no such model file");
+  const std::string bytes = read_file(path);
+  auto booster = std::make_shared<Booster>();
+  check_call(XGBoosterLoadModelFromBuffer(booster->handle, bytes.data(), bytes.size()), path,
+             "model");
+  booster->set("nthread", std::to_string(options.threads));
+  return XgbRanker(options, booster);
+}
+
+void XgbRanker::save(const std::string& path) const {
+  bst_ulong length = 0;
+  const char* bytes = nullptr;
+  check_call(XGBoosterSaveModelToBuffer(booster_->handle, R"({"format": "json"})", &length, &bytes),
+             path, "model");
+  write_file_atomically(path, std::string(bytes, length));
+}
+
+std::vector<double> XgbRanker::score(const data::Graph& graph, const data::ConfigView& configs,
+                                     const std::vector<int64_t>& config_indices) const {
+  std::vector<int64_t> indices = config_indices;
+  if (indices.empty()) {
+    indices.resize(configs.count);
+    std::iota(indices.begin(), indices.end(), 0);
+  }
+  if (indices.empty()) return {};
+  const std::vector<float> rows = feature_rows(graph, configs, indices, options_.features);
+  Matrix matrix(rows, feature_width(options_.features));
+  bst_ulong length = 0;
+  const float* predictions = nullptr;
+  check_call(XGBoosterPredict(booster_->handle, matrix.get(), 0, 0, 0, &length, &predictions),
+             graph.name, "predict");
+  check_data(length == indices.size(), graph.name, "predict", "wrong number of predictions");
+  // XGBoost predicts relevance (higher = better); a cost is its negation.
+  std::vector<double> costs(length);
+  for (bst_ulong i = 0; i < length; ++i) costs[i] = -static_cast<double>(predictions[i]);
+  return costs;
+}
+
+void to_json(nlohmann::json& j, const XgbOptions& o) {
+  j = {{"rounds", o.rounds},       {"max_depth", o.max_depth},
+       {"eta", o.eta},             {"subsample", o.subsample},
+       {"colsample", o.colsample}, {"objective", o.objective},
+       {"max_configs_per_graph", o.max_configs_per_graph},
+       {"seed", o.seed},           {"threads", o.threads}};
+  nlohmann::json features;
+  to_json(features, o.features);
+  j["features"] = features;
+}
+
+void from_json(const nlohmann::json& j, XgbOptions& o) {
+  check_data(j.is_object(), "xgboost options", "", "expected a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    try {
+      if (key == "rounds") o.rounds = value.get<int64_t>();
+      else if (key == "max_depth") o.max_depth = value.get<int64_t>();
+      else if (key == "eta") o.eta = value.get<double>();
+      else if (key == "subsample") o.subsample = value.get<double>();
+      else if (key == "colsample") o.colsample = value.get<double>();
+      else if (key == "objective") o.objective = value.get<std::string>();
+      else if (key == "max_configs_per_graph") o.max_configs_per_graph = value.get<int64_t>();
+      else if (key == "seed") o.seed = value.get<uint64_t>();
+      else if (key == "threads") o.threads = value.get<int>();
+      else if (key == "features") from_json(value, o.features);
+      else throw Error("xgboost options", key, "unknown key");
+    } catch (const nlohmann::json::exception& e) {
+      throw Error("xgboost options", key, std::string("wrong type: ") + e.what());
+    }
+  }
+}
+
+}  // namespace graphcost::xgb
