@@ -15,5 +15,6 @@ void add_report_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_pack_command(CLI::App& app);
 void add_train_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace graphcost::cli
