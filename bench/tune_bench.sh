@@ -6,7 +6,7 @@
 # other devices of the same kernel. Prints one row per target and a markdown table at the end.
 # usage: bench/tune_bench.sh GRAPHCOST_BINARY [WORK_DIR]
 # environment: KERNELS (convolution dedispersion), DEVICES (A100 A4000 A6000 W6600), SEEDS (10),
-#   BUDGET (1000), BATCH (10), PRETRAIN_ITERATIONS (400), DATA (../shared/data/kernel_tuner)
+#   BUDGET (400), BATCH (20), PRETRAIN_ITERATIONS (1500), DATA (../shared/data/kernel_tuner)
 set -euo pipefail
 bin=${1:?usage: tune_bench.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
@@ -15,9 +15,9 @@ data=${DATA:-$here/../../shared/data/kernel_tuner}
 kernels=${KERNELS:-convolution dedispersion}
 devices=${DEVICES:-A100 A4000 A6000 W6600}
 seeds=${SEEDS:-10}
-budget=${BUDGET:-1000}
-batch=${BATCH:-10}
-pretrain_iterations=${PRETRAIN_ITERATIONS:-400}
+budget=${BUDGET:-400}
+batch=${BATCH:-20}
+pretrain_iterations=${PRETRAIN_ITERATIONS:-1500}
 mkdir -p "$work"
 field() { /usr/bin/python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j[sys.argv[2]])" "$@"; }
 cell() {  # "mean (reached/seeds)" for a report
@@ -52,6 +52,7 @@ for kernel in $kernels; do
     echo "$tag: random $(cell "$work/$tag-random.json"), genetic $(cell "$work/$tag-genetic.json"), model $(cell "$work/$tag-model.json"), model+pretrained $(cell "$out")"
   done
 done
+[ -n "${NO_TABLE:-}" ] && exit 0
 echo
 echo "Measurements to reach within 1% of the optimum (mean over the seeds that did, within a budget of $budget; (seeds that did / seeds)):"
 echo

@@ -17,14 +17,14 @@
 namespace graphcost::tune {
 
 struct ModelGuidedOptions {
-  int64_t initial = 10;                 // random measurements before the first model
+  int64_t initial = 30;                 // random measurements before the first model
   std::vector<int64_t> hidden = {64, 64};  // layer widths of a fresh model
   double dropout = 0.2;                 // > 0: MC dropout needs it
-  int64_t train_steps = 40;             // Adam steps after each batch
-  double lr = 3e-3;
+  int64_t train_steps = 100;            // Adam steps after each batch
+  double lr = 1e-2;
   int64_t slate_size = 64;              // measured configurations per training slate
   int64_t mc_samples = 8;               // stochastic passes per acquisition
-  double kappa = 1.0;                   // weight of the uncertainty in the acquisition
+  double kappa = 2.0;                   // weight of the uncertainty in the acquisition
   std::string pretrained;               // run folder (model.pt inside) or model file; empty: none
 };
 
