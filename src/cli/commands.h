@@ -17,5 +17,6 @@ void add_pack_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_xgb_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace graphcost::cli

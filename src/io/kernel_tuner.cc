@@ -337,7 +337,8 @@ data::GraphRecord encode(const Cache& cache, const Space& space, int64_t width,
 }
 
 std::vector<data::GraphRecord> read_caches(const std::vector<std::string>& files,
-                                           const std::string& space_path) {
+                                           const std::string& space_path,
+                                           std::vector<KernelTunerParameter>* layout = nullptr) {
   Space space;
   if (fs::is_regular_file(space_path)) space = read_space(space_path);
   std::vector<Cache> caches;
@@ -355,6 +356,20 @@ std::vector<data::GraphRecord> read_caches(const std::vector<std::string>& files
   std::sort(devices.begin(), devices.end());
   std::vector<data::GraphRecord> records;
   for (const Cache& c : caches) records.push_back(encode(c, space, width, devices));
+  if (layout != nullptr) {
+    layout->clear();
+    for (const Parameter& p : space.parameters) {
+      KernelTunerParameter out;
+      out.name = p.name;
+      out.column = p.column;
+      out.one_hot = !p.numeric;
+      for (const Json& v : p.values) {
+        out.values.push_back(v.dump());
+        if (p.numeric) out.encoded.push_back(p.log2 ? std::log2(v.get<double>()) : v.get<double>());
+      }
+      layout->push_back(std::move(out));
+    }
+  }
   return records;
 }
 
@@ -388,13 +403,23 @@ data::GraphRecord read_kernel_tuner_cache(const std::string& path) {
 
 std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir) {
   check_data(fs::is_directory(dir), dir, "", "no such folder");
+  return read_kernel_tuner_source(dir, nullptr);
+}
+
+std::vector<data::GraphRecord> read_kernel_tuner_source(const std::string& path,
+                                                        std::vector<KernelTunerParameter>* layout) {
+  if (!fs::is_directory(path)) {
+    check_data(fs::is_regular_file(path), path, "", "no such file");
+    return read_caches({path}, (fs::path(path).parent_path() / "space.json").string(), layout);
+  }
+  const std::string& dir = path;
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (is_kernel_tuner_cache(entry.path().string())) files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   check_data(!files.empty(), dir, "", "no Kernel Tuner caches (*.json.gz or *.json)");
-  return read_caches(files, (fs::path(dir) / "space.json").string());
+  return read_caches(files, (fs::path(dir) / "space.json").string(), layout);
 }
 
 }  // namespace graphcost::io

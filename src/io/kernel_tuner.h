@@ -36,4 +36,18 @@ data::GraphRecord read_kernel_tuner_cache(const std::string& path);
 // over space.json, each cache's tune_params and the measured configurations.
 std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir);
 
+// How one tunable parameter is laid out in the configuration columns, so a configuration can
+// be turned back into parameter values (for a search over parameters, or to run a kernel).
+struct KernelTunerParameter {
+  std::string name;
+  int64_t column = 0;                // first configuration column
+  bool one_hot = false;              // one column per value; else one numeric column
+  std::vector<std::string> values;   // each value as JSON text, e.g. "16" or "\"shared\""
+  std::vector<double> encoded;       // numeric: the column value of each value (log2 or v)
+};
+
+// The same readers, also returning the parameter layout of the records (the cache or folder).
+std::vector<data::GraphRecord> read_kernel_tuner_source(const std::string& path,
+                                                        std::vector<KernelTunerParameter>* layout);
+
 }  // namespace graphcost::io

@@ -1,0 +1,203 @@
+// graphcost tune: simulates (or runs) an autotuning campaign over the recorded configurations
+// of one graph, for several seeds, and reports how fast each strategy gets near the optimum.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "cli/commands.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/progress.h"
+#include "model/threads.h"
+#include "tune/campaign.h"
+#include "tune/genetic_search.h"
+#include "tune/measure_command.h"
+#include "tune/model_guided_search.h"
+#include "tune/tune_report.h"
+
+namespace graphcost::cli {
+
+namespace {
+
+struct TuneCommand {
+  std::string space;
+  std::string split = "train";
+  std::string graph;
+  std::string device;
+  int64_t budget = 100;
+  std::string strategy = "genetic";
+  int64_t seeds = 10;
+  uint64_t seed = 0;
+  int64_t batch = 10;
+  std::string measure;
+  std::string out;
+  bool json = false;
+  int threads = 1;
+  tune::GeneticOptions genetic;
+  tune::ModelGuidedOptions model;
+};
+
+const std::vector<std::string> kStrategies = {"random", "genetic", "model"};
+
+std::unique_ptr<tune::Strategy> make_strategy(const TuneCommand& c, const data::Collection& records,
+                                              int64_t target) {
+  if (c.strategy == "random") return std::make_unique<tune::RandomStrategy>();
+  if (c.strategy == "genetic") return std::make_unique<tune::GeneticStrategy>(c.genetic);
+  if (c.strategy == "model")
+    return std::make_unique<tune::ModelGuidedStrategy>(c.model, records.graph(target),
+                                                       records.configs(target));
+  std::string valid;
+  for (const std::string& s : kStrategies) valid += (valid.empty() ? "" : ", ") + s;
+  throw Error("tune", "--strategy", "unknown strategy '" + c.strategy + "' (valid: " + valid + ")");
+}
+
+nlohmann::json settings_json(const TuneCommand& c) {
+  nlohmann::json j = {{"space", c.space},   {"strategy", c.strategy}, {"budget", c.budget},
+                      {"seeds", c.seeds},   {"seed", c.seed},         {"batch", c.batch},
+                      {"measure", c.measure}};
+  if (c.strategy == "genetic") {
+    j["population"] = c.genetic.population;
+    j["tournament"] = c.genetic.tournament;
+    j["mutation"] = c.genetic.mutation;
+  } else if (c.strategy == "model") {
+    j["initial"] = c.model.initial;
+    j["hidden"] = c.model.hidden;
+    j["dropout"] = c.model.dropout;
+    j["train_steps"] = c.model.train_steps;
+    j["lr"] = c.model.lr;
+    j["slate_size"] = c.model.slate_size;
+    j["mc_samples"] = c.model.mc_samples;
+    j["kappa"] = c.model.kappa;
+    j["pretrained"] = c.model.pretrained;
+  }
+  return j;
+}
+
+void print_summary(const nlohmann::json& report) {
+  std::printf("%s: %lld configurations (%lld failed), optimum %s\n",
+              report["graph"].get<std::string>().c_str(),
+              report["configurations"].get<long long>(),
+              report["failed_configurations"].get<long long>(),
+              report["optimum"].is_number()
+                  ? std::to_string(report["optimum"].get<double>()).c_str()
+                  : "unknown");
+  const nlohmann::json& s = report["settings"];
+  std::printf("strategy %s, budget %lld, %lld seeds\n", s["strategy"].get<std::string>().c_str(),
+              s["budget"].get<long long>(), s["seeds"].get<long long>());
+  for (const char* key : {"reach_1pct", "reach_5pct", "reach_10pct"}) {
+    if (!report.contains(std::string(key) + "_seeds")) continue;
+    const long long reached = report[std::string(key) + "_seeds"].get<long long>();
+    if (report[key].is_number()) {
+      std::printf("  %-12s %8.1f measurements (%lld/%lld seeds)\n", key, report[key].get<double>(),
+                  reached, s["seeds"].get<long long>());
+    } else {
+      std::printf("  %-12s %8s (0/%lld seeds)\n", key, "-", s["seeds"].get<long long>());
+    }
+  }
+}
+
+void run(const TuneCommand& c) {
+  check_data(c.budget > 0, "tune", "--budget", "must be positive");
+  check_data(c.seeds > 0, "tune", "--seeds", "must be positive");
+  check_data(c.batch > 0, "tune", "--batch", "must be positive");
+  model::set_threads(c.threads);
+  tune::TuneRecords records = tune::open_tune_records(c.space, c.split, c.graph, c.device);
+  const data::Collection& collection = *records.collection;
+  const tune::SearchSpace space = tune::make_search_space(
+      collection.graph(records.target).name, collection.configs(records.target), records.layout);
+  std::unique_ptr<tune::Strategy> strategy = make_strategy(c, collection, records.target);
+  std::unique_ptr<tune::Measurer> measurer;
+  if (c.measure.empty()) {
+    measurer = std::make_unique<tune::RecordedMeasurer>(space);
+  } else {
+    measurer = std::make_unique<tune::CommandMeasurer>(space, c.measure);
+  }
+  const int64_t per_seed = std::min(c.budget, space.count);
+  Progress progress("tune " + c.strategy, c.seeds * per_seed, "measurements");
+  std::vector<tune::SeedCampaign> runs;
+  for (int64_t s = 0; s < c.seeds; ++s) {
+    const uint64_t seed = c.seed + static_cast<uint64_t>(s);
+    const int64_t done_before = s * per_seed;
+    auto observer = [&](const tune::History& history) {
+      double best = INFINITY;
+      for (const tune::Measurement& m : history.measurements) {
+        if (!m.failed) best = std::min(best, m.time);
+      }
+      progress.update(done_before + history.size(),
+                      "seed " + std::to_string(seed) + " best " + std::to_string(best));
+    };
+    runs.push_back({seed, tune::run_campaign(space, *strategy, *measurer, c.budget, c.batch, seed,
+                                             observer)});
+  }
+  progress.finish();
+  const double optimum = tune::campaign_optimum(space, runs, c.measure.empty());
+  nlohmann::json report = tune::campaign_report(space, runs, optimum, settings_json(c));
+  report["optimum_source"] = c.measure.empty() ? "recorded" : "best measured";
+  if (!c.out.empty()) {
+    std::filesystem::create_directories(c.out);
+    write_file_atomically(c.out + "/tune.json", report.dump(1) + "\n");
+    write_file_atomically(c.out + "/curve.svg", tune::campaign_curve_svg(report));
+  }
+  if (c.json) {
+    std::printf("%s\n", report.dump().c_str());
+  } else {
+    print_summary(report);
+    if (!c.out.empty()) std::printf("report in %s/tune.json, plot in %s/curve.svg\n", c.out.c_str(), c.out.c_str());
+  }
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand(
+      "tune", "Simulate an autotuning campaign on recorded measurements (or measure for real)");
+  auto c = std::make_shared<TuneCommand>();
+  sub->add_option("--space", c->space,
+                  "Records: Kernel Tuner cache or folder, TpuGraphs tile .npz, collection or pack")
+      ->required();
+  sub->add_option("--split", c->split, "Split, where the records have several")->capture_default_str();
+  sub->add_option("--graph", c->graph, "The target graph's name, where the records hold several");
+  sub->add_option("--device", c->device,
+                  "Pick the target graph whose name contains this (e.g. A100)");
+  sub->add_option("--budget", c->budget, "Measurements per campaign")->capture_default_str();
+  sub->add_option("--strategy", c->strategy, "random, genetic or model")->capture_default_str();
+  sub->add_option("--seeds", c->seeds, "Campaigns, with seeds --seed, --seed + 1, ...")
+      ->capture_default_str();
+  sub->add_option("--seed", c->seed, "First seed")->capture_default_str();
+  sub->add_option("--batch", c->batch, "Configurations proposed per round")->capture_default_str();
+  sub->add_option("--measure", c->measure,
+                  "Measure for real: shell command with {params} or {name} placeholders; its "
+                  "time is the last number on stdout");
+  sub->add_option("--out", c->out, "Folder for tune.json and curve.svg");
+  sub->add_flag("--json", c->json, "Print one JSON object on stdout");
+  sub->add_option("--threads", c->threads, "LibTorch threads (<= 0: all cores)")->capture_default_str();
+  sub->add_option("--population", c->genetic.population, "genetic: population size")
+      ->capture_default_str();
+  sub->add_option("--tournament", c->genetic.tournament, "genetic: tournament size")
+      ->capture_default_str();
+  sub->add_option("--mutation", c->genetic.mutation,
+                  "genetic: per-parameter mutation probability (< 0: 1 / parameters)")
+      ->capture_default_str();
+  sub->add_option("--initial", c->model.initial, "model: random measurements before the first model")
+      ->capture_default_str();
+  sub->add_option("--hidden", c->model.hidden, "model: layer widths of a fresh model")
+      ->capture_default_str();
+  sub->add_option("--dropout", c->model.dropout, "model: dropout (MC dropout needs > 0)")
+      ->capture_default_str();
+  sub->add_option("--train-steps", c->model.train_steps, "model: Adam steps per round")
+      ->capture_default_str();
+  sub->add_option("--lr", c->model.lr, "model: learning rate")->capture_default_str();
+  sub->add_option("--slate-size", c->model.slate_size, "model: configurations per training slate")
+      ->capture_default_str();
+  sub->add_option("--mc-samples", c->model.mc_samples, "model: MC dropout passes")
+      ->capture_default_str();
+  sub->add_option("--kappa", c->model.kappa,
+                  "model: acquisition mean - kappa * std (lower confidence bound on cost)")
+      ->capture_default_str();
+  sub->add_option("--pretrained", c->model.pretrained,
+                  "model: start from this run folder (model.pt) or model file");
+  sub->callback([c] { run(*c); });
+}
+
+}  // namespace graphcost::cli
