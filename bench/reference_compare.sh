@@ -55,6 +55,14 @@ train_run() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
 
+echo "== same model? the reference scores a short graphcost run's validation sample with its weights"
+rm -rf "$work/runs/check"
+"$bin" train --data "$data" --collection layout:xla:random --valid-split train --out "$work/runs/check" \
+  --iterations 3 --graphs-per-batch 2 --slate-size 4 --threads "$threads" --valid-configs-per-graph 6 \
+  --checkpoint-every 0 > /dev/null 2>&1
+"$python" "$here/python_reference/reference_train.py" --data "$folder" --threads "$threads" \
+  --compare-run "$work/runs/check" 2> /dev/null
+
 echo "== graphcost train (exact delta evaluation): $graphcost_steps steps"
 train_run delta
 echo "figure: graphcost_train_configs_per_s: $rate configs/s"

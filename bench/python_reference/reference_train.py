@@ -10,6 +10,7 @@ src/model/ranker.{h,cc} with its defaults (docs/python-reference.md lists the co
 """
 import argparse
 import glob
+import json
 import os
 import sys
 import time
@@ -125,6 +126,31 @@ def list_mle(scores, runtimes, clip=100.0):
     return (tail - u).sum()
 
 
+def compare_with_run(model, graphs, tensors, run_dir):
+    """Loads a graphcost run's weights (RUN_DIR/model.pt, same parameter names) and scores the
+    configurations its valid_predictions.jsonl lists; returns the largest absolute difference."""
+    saved = dict(torch.jit.load(os.path.join(run_dir, "model.pt")).named_parameters())
+    renamed = {}
+    for name in model.state_dict():
+        source = name.replace("layers.", "sage").replace(".linear.", ".")
+        renamed[name] = saved[source].detach()
+    model.load_state_dict(renamed)
+    by_name = {g["name"]: i for i, g in enumerate(graphs)}
+    largest, compared = 0.0, 0
+    with open(os.path.join(run_dir, "valid_predictions.jsonl")) as lines, torch.no_grad():
+        for line in lines:
+            record = json.loads(line)
+            i = by_name[record["graph"]]
+            chosen = np.array(record["config_indices"])
+            config_feat = torch.from_numpy(graphs[i]["node_config_feat"][chosen].astype(np.float32))
+            scores = model(tensors[i], config_feat).double().numpy()
+            expected = np.array(record["predicted"])
+            largest = max(largest, float(np.max(np.abs(scores - expected) / np.maximum(1.0, np.abs(expected)))))
+            compared += len(chosen)
+    print(f"reference_train: {compared} scores compared with {run_dir}", file=sys.stderr)
+    return largest
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", required=True,
@@ -138,6 +164,9 @@ def main():
     parser.add_argument("--grad-clip", type=float, default=1.0)
     parser.add_argument("--parameters-only", action="store_true",
                         help="print the parameter count for the data and exit")
+    parser.add_argument("--compare-run", metavar="RUN_DIR",
+                        help="score the configurations of RUN_DIR/valid_predictions.jsonl with "
+                             "RUN_DIR/model.pt's weights, print the largest difference, and exit")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -158,6 +187,10 @@ def main():
           f"{parameters} parameters", file=sys.stderr)
     if args.parameters_only:
         print(f"figure: reference_parameters: {parameters}")
+        return
+    if args.compare_run:
+        largest = compare_with_run(model, graphs, tensors, args.compare_run)
+        print(f"figure: reference_vs_graphcost_max_relative_score_difference: {largest:.3g} ratio")
         return
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
 
