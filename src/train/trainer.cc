@@ -97,9 +97,10 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
     // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
-    if (model->options().head == "pairwise")
+    const bool pairwise = model->options().head == "pairwise";
+    if (pairwise)
       prediction.predicted = model::score_configs(model, cache.get(g), configs, indices, chunk);
-    for (size_t begin = 0; prediction.predicted.empty() && begin < indices.size(); begin += chunk) {
+    for (size_t begin = 0; !pairwise && begin < indices.size(); begin += chunk) {
       std::vector<int64_t> part(
           indices.begin() + begin,
           indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
