@@ -79,9 +79,11 @@ TEST_F(RankerConstantTest, RankingLossGradientsAreEqual) {
         grads[with_constant].push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
     }
     EXPECT_NEAR(values[0], values[1], 1e-5) << spec;
+    // The head bias's gradient is zero in both (a shift-invariant loss's score gradients sum
+    // to zero) up to float noise of order 1e-5, hence the absolute tolerance.
     for (size_t i = 0; i < grads[0].size(); ++i) {
-      EXPECT_TRUE(torch::allclose(grads[0][i], grads[1][i], 1e-3, 1e-6))
-          << spec << " parameter " << i;
+      EXPECT_TRUE(torch::allclose(grads[0][i], grads[1][i], 1e-3, 1e-4))
+          << spec << " parameter " << i << " " << grads[0][i] << " " << grads[1][i];
     }
   }
 }
