@@ -8,7 +8,7 @@ set -euo pipefail
 bin=${1:-build/bench/gst_bench}
 steps=${STEPS:-3}
 max_gib=${MAX_GIB:-7}
-for slate in 4 8 16; do
+for slate in 4 8; do
   "$bin" --mode full --slate "$slate" --steps "$steps" --max-gib "$max_gib"
 done
 "$bin" --mode full --slate 64 --steps 1 --max-gib "$max_gib"
