@@ -53,7 +53,8 @@ std::unique_ptr<tune::Strategy> make_strategy(const TuneCommand& c, const data::
 }
 
 nlohmann::json settings_json(const TuneCommand& c) {
-  nlohmann::json j = {{"space", c.space},   {"strategy", c.strategy}, {"budget", c.budget},
+  nlohmann::json j = {{"space", c.space},   {"split", c.split},       {"graph", c.graph},
+                      {"device", c.device}, {"strategy", c.strategy}, {"budget", c.budget},
                       {"seeds", c.seeds},   {"seed", c.seed},         {"batch", c.batch},
                       {"measure", c.measure}};
   if (c.strategy == "genetic") {
