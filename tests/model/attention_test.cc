@@ -43,12 +43,7 @@ class AttentionRankerTest : public ::testing::Test {
     tensors = make_graph_tensors(graph);
   }
   Slate layout_slate(int64_t s, uint64_t seed) {
-    torch::manual_seed(seed);
-    Slate slate;
-    slate.graph = &tensors;
-    slate.config_features =
-        torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
-    return slate;
+    return testing::random_layout_slate(tensors, s, seed);
   }
   static ModelOptions options() {
     ModelOptions o = testing::small_model_options(data::ConfigKind::Layout);

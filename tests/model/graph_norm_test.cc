@@ -47,12 +47,7 @@ class GraphNormRankerTest : public ::testing::Test {
     tensors = make_graph_tensors(graph);
   }
   Slate layout_slate(int64_t s, uint64_t seed) {
-    torch::manual_seed(seed);
-    Slate slate;
-    slate.graph = &tensors;
-    slate.config_features =
-        torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
-    return slate;
+    return testing::random_layout_slate(tensors, s, seed);
   }
   data::Graph graph;
   GraphTensors tensors;

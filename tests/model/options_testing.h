@@ -1,4 +1,4 @@
-// Small model options and tile inputs shared by the architecture-option tests.
+// Small model options, layout slates and tile inputs shared by the architecture-option tests.
 #pragma once
 
 #include <vector>
@@ -19,6 +19,17 @@ inline ModelOptions small_model_options(data::ConfigKind kind) {
   o.node_feature_dim = 3;
   o.hidden = {8, 8, 6};
   return o;
+}
+
+// s random layout configurations (values in [-1, 5], 3 columns) of a graph's configurable nodes,
+// drawn after torch::manual_seed(seed).
+inline Slate random_layout_slate(const GraphTensors& tensors, int64_t s, uint64_t seed) {
+  torch::manual_seed(seed);
+  Slate slate;
+  slate.graph = &tensors;
+  slate.config_features =
+      torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
+  return slate;
 }
 
 // A view over `count` tile configurations of width 3 held in `storage` (seeded values).

@@ -3,23 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "model/ranker.h"
+#include "options_testing.h"
 #include "random_graph.h"
 #include "train/losses.h"
 
 namespace graphcost::model {
 namespace {
 
-ModelOptions small_layout_options() {
-  ModelOptions o;
-  o.kind = data::ConfigKind::Layout;
-  o.node_feature_width = 5;
-  o.config_width = 3;
-  o.num_opcodes = 10;
-  o.opcode_embedding = 4;
-  o.node_feature_dim = 3;
-  o.hidden = {8, 8, 6};
-  return o;
-}
+ModelOptions small_layout_options() { return testing::small_model_options(data::ConfigKind::Layout); }
 
 class RankerConstantTest : public ::testing::Test {
  protected:
@@ -31,12 +22,7 @@ class RankerConstantTest : public ::testing::Test {
     tensors = make_graph_tensors(graph);
   }
   Slate layout_slate(int64_t s, uint64_t seed) {
-    torch::manual_seed(seed);
-    Slate slate;
-    slate.graph = &tensors;
-    slate.config_features =
-        torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
-    return slate;
+    return testing::random_layout_slate(tensors, s, seed);
   }
   data::Graph graph;
   GraphTensors tensors;

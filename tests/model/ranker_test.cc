@@ -6,22 +6,13 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "options_testing.h"
 #include "random_graph.h"
 
 namespace graphcost::model {
 namespace {
 
-ModelOptions small_options(data::ConfigKind kind) {
-  ModelOptions o;
-  o.kind = kind;
-  o.node_feature_width = 5;
-  o.config_width = 3;
-  o.num_opcodes = 10;
-  o.opcode_embedding = 4;
-  o.node_feature_dim = 3;
-  o.hidden = {8, 8, 6};
-  return o;
-}
+ModelOptions small_options(data::ConfigKind kind) { return testing::small_model_options(kind); }
 
 // 60 connected nodes (mean 1.5 operands), 4 isolated, every 9th node configurable.
 class RankerTest : public ::testing::Test {
@@ -32,12 +23,7 @@ class RankerTest : public ::testing::Test {
     tensors = make_graph_tensors(graph);
   }
   Slate layout_slate(int64_t s, uint64_t seed) {
-    torch::manual_seed(seed);
-    Slate slate;
-    slate.graph = &tensors;
-    slate.config_features =
-        torch::randint(-1, 6, {s, tensors.configurable_nodes.size(0), 3}).to(torch::kFloat);
-    return slate;
+    return testing::random_layout_slate(tensors, s, seed);
   }
   data::Graph graph;
   GraphTensors tensors;

@@ -4,22 +4,13 @@
 
 #include "core/error.h"
 #include "model/predict.h"
+#include "options_testing.h"
 #include "random_graph.h"
 
 namespace graphcost::model {
 namespace {
 
-ModelOptions small_options() {
-  ModelOptions o;
-  o.kind = data::ConfigKind::Layout;
-  o.node_feature_width = 5;
-  o.config_width = 3;
-  o.num_opcodes = 10;
-  o.opcode_embedding = 4;
-  o.node_feature_dim = 3;
-  o.hidden = {8, 8, 6};
-  return o;
-}
+ModelOptions small_options() { return testing::small_model_options(data::ConfigKind::Layout); }
 
 // 64 nodes, configurable nodes only among the first 40 so the last segments have none.
 data::Graph test_graph() {
