@@ -70,7 +70,9 @@ echo "figure: graphcost_train_configs_per_cpu_s: $cpu_rate configs/cpu-s"
 echo "figure: graphcost_over_reference: $(ratio "$rate" "$reference_rate") x"
 echo "figure: graphcost_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
 
-if "$bin" train --help 2>&1 | grep -q -- --prune; then
+# The help text is read whole first: `grep -q` closing the pipe early would fail under pipefail.
+train_help=$("$bin" train --help 2>&1)
+if grep -q -- --prune <<< "$train_help"; then
   echo "== graphcost train --prune 1: $graphcost_steps steps"
   train_run prune1 --prune 1
   echo "figure: graphcost_prune1_train_configs_per_s: $rate configs/s"
