@@ -55,6 +55,19 @@ torch::Tensor one_hot_layout(const torch::Tensor& values) {
       .reshape(shape);
 }
 
+// f over consecutive parts of at most `chunk` of the slate's configurations, concatenated.
+template <typename F>
+torch::Tensor in_chunks(const Slate& slate, int64_t chunk, F&& f) {
+  const int64_t s = slate.config_features.size(0);
+  std::vector<torch::Tensor> parts;
+  for (int64_t begin = 0; begin < s; begin += chunk) {
+    Slate part = slate;
+    part.config_features = slate.config_features.slice(0, begin, std::min(s, begin + chunk));
+    parts.push_back(f(part));
+  }
+  return torch::cat(parts);
+}
+
 }  // namespace
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
@@ -260,14 +273,8 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
   if (s == 0 || n == 0) return torch::zeros({s}) + zero;
   // Without gradients nothing is kept for a backward, so big slates go in chunks to bound memory.
   if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
-    std::vector<torch::Tensor> parts;
-    for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
-      Slate part = slate;
-      part.config_features =
-          slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
-      parts.push_back(forward(part, with_constant));
-    }
-    return torch::cat(parts);
+    return in_chunks(slate, kInferenceChunk,
+                     [&](const Slate& part) { return forward(part, with_constant); });
   }
   if (options_.graph_norm) return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0) + zero;
   const SparseStates states = sparse_states(g, slate, with_constant);
@@ -378,14 +385,8 @@ torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slat
   const torch::Tensor zero = layers_.back()->bias.sum() * 0;
   if (s == 0 || n == 0) return torch::zeros({s, width}) + zero;
   if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
-    std::vector<torch::Tensor> parts;
-    for (int64_t begin = 0; begin < s; begin += kInferenceChunk) {
-      Slate part = slate;
-      part.config_features =
-          slate.config_features.slice(0, begin, std::min(s, begin + kInferenceChunk));
-      parts.push_back(pooled_states(g, part));
-    }
-    return torch::cat(parts);
+    return in_chunks(slate, kInferenceChunk,
+                     [&](const Slate& part) { return pooled_states(g, part); });
   }
   if (options_.graph_norm) return dense_states(g, slate).sum(0);
   const SparseStates states = sparse_states(g, slate);
