@@ -89,15 +89,7 @@ void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Metrics per graph and their means (Kendall tau, OPA; "
                                              "top-1/5/10 error, tile score)");
-  cmd->add_option("--model", o->run_dirs,
-                  "a training run folder (model.pt or model.xgb); repeat for an ensemble")
-      ->expected(1)
-      ->take_all();
-  cmd->add_option("--ensemble", o->ensemble,
-                  "how an ensemble's scores are combined: mean (of per-graph standardised scores) or rank "
-                  "(mean reciprocal rank)")
-      ->check(CLI::IsMember({"mean", "rank"}))
-      ->capture_default_str();
+  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta);
   cmd->add_option("--mc-samples", o->mc_samples,
                   "score by the mean of K Monte Carlo dropout passes and report the mean predicted std (0 = off)")
       ->check(CLI::NonNegativeNumber)
@@ -110,10 +102,6 @@ void add_eval_command(CLI::App& app) {
                   "evaluate a seeded sample of at most this many configurations per graph (0 = all)")
       ->capture_default_str();
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
-  cmd->add_option("--tta", o->tta,
-                  "average each score over this many seeded random slate groupings (0 = off)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed for sampling and the random baseline")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,

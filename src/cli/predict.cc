@@ -63,16 +63,7 @@ struct SubmitOptions {
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = app.add_subcommand("predict", "Rank every configuration and write a Kaggle submission file");
-  cmd->add_option("--model", o->run_dirs,
-                  "a training run folder (model.pt or model.xgb); repeat for an ensemble")
-      ->required()
-      ->expected(1)
-      ->take_all();
-  cmd->add_option("--ensemble", o->ensemble,
-                  "how an ensemble's scores are combined: mean (of per-graph standardised scores) or rank "
-                  "(mean reciprocal rank)")
-      ->check(CLI::IsMember({"mean", "rank"}))
-      ->capture_default_str();
+  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta)->required();
   cmd->add_option("--mc-samples", o->mc_samples,
                   "rank by the mean of K Monte Carlo dropout passes (0 = off)")
       ->check(CLI::NonNegativeNumber)
@@ -83,10 +74,6 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
-  cmd->add_option("--tta", o->tta,
-                  "average each score over this many seeded random slate groupings (0 = off)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");

@@ -94,6 +94,25 @@ void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::stri
   load.prune_seed_opcodes = data::parse_prune_seeds(runs[0].prune_seeds);
 }
 
+CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
+                             std::string& ensemble, int64_t& tta) {
+  CLI::Option* model =
+      cmd->add_option("--model", run_dirs,
+                      "a training run folder (model.pt or model.xgb); repeat for an ensemble")
+          ->expected(1)
+          ->take_all();
+  cmd->add_option("--ensemble", ensemble,
+                  "how an ensemble's scores are combined: mean (of per-graph standardised "
+                  "scores) or rank (mean reciprocal rank)")
+      ->check(CLI::IsMember({"mean", "rank"}))
+      ->capture_default_str();
+  cmd->add_option("--tta", tta,
+                  "average each score over this many seeded random slate groupings (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  return model;
+}
+
 namespace {
 
 std::vector<double> baseline_scores(const Scorer& scorer, const data::ConfigView& configs,

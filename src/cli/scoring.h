@@ -2,6 +2,7 @@
 // configurations with it, or with a baseline.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ constexpr int kRunPruning = -2;
 // kRunPruning.
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
                        int prune_hops, data::LoadOptions& load);
+
+// The options eval and predict share: --model (repeat it for an ensemble), --ensemble and
+// --tta. Returns the --model option.
+CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
+                             std::string& ensemble, int64_t& tta);
 
 // Loads several runs (an ensemble) and returns them with the collection they agree on ("" when
 // none names one); runs trained on different collections are an Error naming both.
