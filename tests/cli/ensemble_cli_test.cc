@@ -7,21 +7,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include "run_graphcost.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using graphcost::testing::run_graphcost;
 
-std::pair<int, std::string> run_graphcost(const std::string& args, bool with_stderr = true) {
-  const std::string command =
-      std::string(GRAPHCOST_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+namespace fs = std::filesystem;
 
 class EnsembleCli : public ::testing::Test {
  protected:
@@ -48,7 +40,7 @@ class EnsembleCli : public ::testing::Test {
   }
   static nlohmann::json eval_json(const std::string& args) {
     auto [status, output] =
-        run_graphcost("eval --data " + data_ + " --max-configs 300 --threads 1 --json " + args, false);
+        run_graphcost("eval --data " + data_ + " --max-configs 300 --threads 1 --json " + args, graphcost::testing::Streams::Stdout);
     EXPECT_EQ(status, 0) << output;
     return nlohmann::json::parse(output, nullptr, false);
   }
@@ -88,10 +80,10 @@ TEST_F(EnsembleCli, BadInputsAreOneClearError) {
   fs::create_directories(bad);
   std::ofstream(bad + "/config.json") << R"({"model_type": "xgboost", "collection": "tile:xla", "xgboost": {}})";
   std::ofstream(bad + "/model.xgb") << "not a model";
-  std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + bad);
+  std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + bad).pair();
   EXPECT_EQ(status, 1);
   EXPECT_EQ(output.rfind("graphcost: error: " + bad + "/model.xgb", 0), 0u) << output;
-  std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + dir_ + "/none");
+  std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + dir_ + "/none").pair();
   EXPECT_EQ(status, 1);
   EXPECT_EQ(output.rfind("graphcost: error: " + dir_ + "/none/model.pt: no trained model", 0), 0u)
       << output;

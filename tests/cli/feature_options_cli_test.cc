@@ -11,21 +11,13 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "run_graphcost.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using graphcost::testing::run_graphcost;
 
-int run_graphcost(const std::string& arguments, std::string* output) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output->append(buffer, n);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+namespace fs = std::filesystem;
 
 TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   const fs::path root =

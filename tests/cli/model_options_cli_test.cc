@@ -9,18 +9,11 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
+#include "run_graphcost.h"
 
 namespace {
 
-std::pair<int, std::string> run_graphcost(const std::string& args) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using graphcost::testing::run_graphcost;
 
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);

@@ -11,25 +11,23 @@
 #include "core/atomic_file.h"
 #include "data/prune.h"
 #include "io/tpugraphs_npz.h"
+#include "run_graphcost.h"
 
 namespace graphcost::cli {
 namespace {
 
-namespace fs = std::filesystem;
+using graphcost::testing::run_graphcost;
+using graphcost::testing::Streams;
 
-// Runs the graphcost binary; returns its exit status and stdout (stderr is dropped).
-std::pair<int, std::string> run(const std::string& arguments) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+// Exit status and stdout (stderr is dropped).
+graphcost::testing::CommandResult run_stdout(const std::string& args) {
+  return run_graphcost(args, Streams::Stdout);
 }
 
+namespace fs = std::filesystem;
+
 nlohmann::json eval_json(const std::string& arguments) {
-  auto [status, output] = run("eval --json --split train --max-configs 300 --threads 1 " + arguments);
+  auto [status, output] = run_stdout("eval --json --split train --max-configs 300 --threads 1 " + arguments);
   EXPECT_EQ(status, 0) << arguments;
   return nlohmann::json::parse(output, nullptr, false);
 }
@@ -42,10 +40,10 @@ TEST(PruneCli, TrainRecordsPruningAndEvalAppliesIt) {
   fs::remove_all(dir);
   fs::create_directories(dir / "pruned");
   const std::string run_dir = (dir / "run").string();
-  ASSERT_EQ(run("train --data " + npz +
+  ASSERT_EQ(run_stdout("train --data " + npz +
                 " --collection layout:xla:default --valid-split '' --iterations 3 --slate-size 4 "
                 "--threads 1 --hidden 16 16 --prune 1 --out " + run_dir)
-                .first,
+                .status,
             0);
   const nlohmann::json config = nlohmann::json::parse(read_file(run_dir + "/config.json"));
   EXPECT_EQ(config["prune_hops"], 1);
@@ -70,22 +68,22 @@ TEST(PruneCli, TrainRecordsPruningAndEvalAppliesIt) {
 
   // A pack is pruned as it is read.
   const std::string pack = (dir / "alexnet.gcpack").string();
-  ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + pack).first, 0);
+  ASSERT_EQ(run_stdout("pack " + npz + " --collection layout:xla:default --split train --out " + pack).status, 0);
   EXPECT_EQ(eval_json("--model " + run_dir + " --data " + pack).dump(), on_original.dump());
 
   // The 1st-place variant: only convolution/dot/reshape nodes seed the neighbourhood.
   const std::string seeded_dir = (dir / "seeded").string();
-  ASSERT_EQ(run("train --data " + pack +
+  ASSERT_EQ(run_stdout("train --data " + pack +
                 " --collection layout:xla:default --valid-split '' --iterations 1 --slate-size 4 "
                 "--threads 1 --hidden 16 16 --prune 1 --prune-seeds conv-dot-reshape --out " +
                 seeded_dir)
-                .first,
+                .status,
             0);
   EXPECT_EQ(nlohmann::json::parse(read_file(seeded_dir + "/config.json"))["prune_seeds"],
             "conv-dot-reshape");
-  EXPECT_NE(run("train --data " + pack + " --collection layout:xla:default --iterations 1 "
+  EXPECT_NE(run_stdout("train --data " + pack + " --collection layout:xla:default --iterations 1 "
                 "--prune 1 --prune-seeds matmul --out " + (dir / "bad").string())
-                .first,
+                .status,
             0);
   fs::remove_all(dir);
 }

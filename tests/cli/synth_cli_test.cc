@@ -5,20 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include "run_graphcost.h"
 
 namespace {
 
-// Runs the graphcost binary with arguments; returns its exit status and combined output.
-int run_graphcost(const std::string& arguments, std::string* output) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output->append(buffer, n);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using graphcost::testing::run_graphcost;
 
 TEST(SynthCli, UnknownScaleFailsClearly) {
   const auto out = std::filesystem::temp_directory_path() /

@@ -4,19 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include "run_graphcost.h"
 
 namespace {
 
-// Runs the graphcost binary with args; returns its exit status and combined output.
-std::pair<int, std::string> run_graphcost(const std::string& args) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using graphcost::testing::run_graphcost;
 
 TEST(TrainCli, HelpShowsDefaults) {
   auto [status, output] = run_graphcost("train --help");

@@ -8,20 +8,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "../cli/run_graphcost.h"
 
 namespace {
 
-namespace fs = std::filesystem;
+using graphcost::testing::run_graphcost;
 
-int run_graphcost(const std::string& args, std::string* output) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  output->clear();
-  char buffer[4096];
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output->append(buffer, n);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+namespace fs = std::filesystem;
 
 std::string slurp(const fs::path& path) {
   std::ifstream in(path);

@@ -1,0 +1,43 @@
+// Runs the graphcost binary (GRAPHCOST_BINARY) from a test: one helper for every command-line
+// test, so they all read exit statuses and output the same way.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace graphcost::testing {
+
+// Which of the command's streams the output holds.
+enum class Streams { Both, Stdout };
+
+struct CommandResult {
+  int status = -1;  // the exit status; -1 when the command did not exit normally
+  std::string output;
+
+  std::pair<int, std::string> pair() const { return {status, output}; }  // for std::tie
+};
+
+inline CommandResult run_graphcost(const std::string& args, Streams streams = Streams::Both) {
+  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args +
+                              (streams == Streams::Both ? " 2>&1" : " 2>/dev/null");
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// The same, with both streams in *output (replacing what it held).
+inline int run_graphcost(const std::string& args, std::string* output) {
+  CommandResult result = run_graphcost(args);
+  *output = std::move(result.output);
+  return result.status;
+}
+
+}  // namespace graphcost::testing
