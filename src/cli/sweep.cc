@@ -1,6 +1,7 @@
 // graphcost sweep: trains every combination of a sweep file for several seeds, as child
 // `graphcost train` processes (N at a time), resumable, and tabulates the validation metrics.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,9 +107,14 @@ pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   const std::string log = run.log_path.string();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   check_data(pid >= 0, "sweep", "", "cannot start a training process");
   if (pid == 0) {
+    // A run outlives no sweep: if the sweep dies (even by SIGKILL) the run is asked to stop at
+    // a checkpoint, and the next sweep resumes it.
+    prctl(PR_SET_PDEATHSIG, SIGINT);
+    if (getppid() != parent) _exit(130);
     std::FILE* out = std::freopen(log.c_str(), "a", stdout);
     if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
     execv("/proc/self/exe", argv.data());
@@ -199,7 +205,7 @@ void run(const SweepCommand& c) {
     }
     if (stopping && !forwarded) {
       // Children share the terminal's process group and usually got the signal already; a
-      // sweep stopped by `kill -INT` passes it on so every run checkpoints.
+      // sweep stopped by `kill` (SIGINT or SIGTERM) passes it on so every run checkpoints.
       for (const auto& [pid, _] : running) kill(pid, SIGINT);
       forwarded = true;
     }

@@ -28,9 +28,9 @@ namespace {
 
 std::atomic<bool> stop_flag{false};
 
-extern "C" void on_interrupt(int) {
+extern "C" void on_interrupt(int signal) {
   stop_flag = true;
-  std::signal(SIGINT, SIG_DFL);
+  std::signal(signal, SIG_DFL);  // a second one ends the process at once
 }
 
 // Validation samples come from their own stream family so they never overlap the batches'.
@@ -66,7 +66,11 @@ double mean_or_nan(double sum, int64_t count) { return count ? sum / count : std
 
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+// SIGTERM too: job schedulers and `kill` send it before SIGKILL, and a run should checkpoint then.
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
 void request_stop() { stop_flag = true; }
 bool stop_requested() { return stop_flag; }
 void clear_stop_request() { stop_flag = false; }

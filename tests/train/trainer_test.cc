@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -158,6 +159,20 @@ TEST(Trainer, StopRequestSavesACheckpointAndNoModel) {
   EXPECT_THROW(train(options, *train_set, nullptr, fresh_dir("none"), true),
                Error);  // nothing to resume
   fs::remove_all(dir);
+}
+
+TEST(Trainer, SigtermRequestsAStopLikeCtrlC) {
+  install_interrupt_handler();
+  clear_stop_request();
+  std::raise(SIGTERM);  // without the handler this would end the test binary
+  EXPECT_TRUE(stop_requested());
+  clear_stop_request();
+  install_interrupt_handler();  // the first signal restores the default action for a second
+  std::raise(SIGINT);
+  EXPECT_TRUE(stop_requested());
+  clear_stop_request();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
 
 }  // namespace
