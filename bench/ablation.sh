@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Ablation of the model options on synthetic medium: each variant of bench/ablation_grid.json,
 # several seeds, per collection; tables in OUT/<collection>/results.md.
-# Usage: bench/ablation.sh [GRAPHCOST] [OUT] [SEEDS] [COLLECTIONS...]
+# Usage: bench/ablation.sh [GRAPHCOST] [OUT] [SEEDS] [COLLECTIONS...]   (JOBS=N: runs at once)
+# Validation scores slates of 32, the training slate size, so the attention variant is judged
+# on slates like those it learnt from.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 graphcost="${1:-build/graphcost}"
@@ -14,5 +16,5 @@ mkdir -p "$out"
 [ -d "$out/data/npz" ] || "$graphcost" synth --scale medium --seed 0 --out "$out/data"
 for c in "${collections[@]}"; do
   "$graphcost" sweep --data "$out/data" --collection "$c" --grid "$here/ablation_grid.json" \
-    --seeds "$seeds" --out "$out/${c//:/_}"
+    --seeds "$seeds" --jobs "${JOBS:-1}" --out "$out/${c//:/_}"
 done
