@@ -314,9 +314,79 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     first_generic_layer = 2;
   }
 
+  // Layer `layer` (0-based, >= 1) by its change: the layer's input is shared + delta, where
+  // delta is non-zero only on the rows reached before it ([0, before)), so its pre-activation is
+  // the shared pre-activation plus the projected delta, aggregated. The per-configuration matmul
+  // then covers the rows reached *before* the layer rather than after it. Reads `reached`;
+  // replaces `shared` by the layer's shared state when update_shared; returns the new reached
+  // rows [0, rows).
+  auto delta_layer = [&](size_t layer, bool update_shared) {
+    const size_t l = layer + 1;  // the plan's 1-based layer
+    const int64_t c = reached.size(2), before = plan.reach[l - 1], rows = plan.reach[l],
+                  inputs = plan.reach[l + 1];
+    torch::nn::Linear& linear = layers_[layer];
+    const int64_t h = linear->weight.size(0);
+    const torch::Tensor shared_in = shared.contiguous();
+    const torch::Tensor shared_pre = linear->forward(
+        torch::cat({shared_in,
+                    mean_aggregate(shared_in, g.operand_offsets, g.operand_indices, g.user_offsets,
+                                   g.user_indices),
+                    mean_aggregate(shared_in, g.user_offsets, g.user_indices, g.operand_offsets,
+                                   g.operand_indices)},
+                   -1));
+    // The weight's self, operand-mean and user-mean blocks stacked: one matmul projects the change
+    // for all three ([before, S, 3H]); mean aggregation commutes with the projection.
+    const torch::Tensor& w = linear->weight;
+    const torch::Tensor w_blocks =
+        torch::cat({w.narrow(1, 0, c), w.narrow(1, c, c), w.narrow(1, 2 * c, c)}, 0);
+    const torch::Tensor order_before = plan.order.narrow(0, 0, before);
+    const torch::Tensor delta = reached - shared_in.index_select(0, order_before).unsqueeze(1);
+    const torch::Tensor projected = torch::matmul(delta, w_blocks.t());
+    auto padded = [&](const torch::Tensor& part, int64_t total) {
+      return total > before
+                 ? torch::cat({part, torch::zeros({total - before, s, part.size(-1)})}, 0)
+                 : part.contiguous();
+    };
+    const ReachLayerCsr& csr = plan.layers[l - 1];
+    torch::Tensor next = activate(
+        shared_pre.index_select(0, plan.order.narrow(0, 0, rows)).unsqueeze(1) +
+        padded(projected.narrow(-1, 0, h), rows) +
+        mean_aggregate(padded(projected.narrow(-1, h, h), inputs), csr.operand_offsets,
+                       csr.operand_indices, csr.operand_reverse_offsets,
+                       csr.operand_reverse_indices) +
+        mean_aggregate(padded(projected.narrow(-1, 2 * h, h), inputs), csr.user_offsets,
+                       csr.user_indices, csr.user_reverse_offsets, csr.user_reverse_indices));
+    if (h == c) {  // residual: the layer's input rows, reached or still shared
+      torch::Tensor input_rows = reached;
+      if (rows > before) {
+        const torch::Tensor border = shared_in.index_select(0, plan.order.slice(0, before, rows));
+        input_rows = torch::cat({reached, border.unsqueeze(1).expand({rows - before, s, c})}, 0);
+      }
+      next = next + input_rows;
+    }
+    if (options_.dropout > 0) next = torch::dropout(next, options_.dropout, is_training());
+    if (update_shared) {
+      torch::Tensor out = activate(shared_pre);
+      if (h == c) out = out + shared_in;
+      if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
+      shared = out;
+    }
+    return next;
+  };
+
   for (int64_t l = first_generic_layer; l <= num_layers; ++l) {
     const ReachLayerCsr& csr = plan.layers[l - 1];
     const int64_t before = plan.reach[l - 1], rows = plan.reach[l], inputs = plan.reach[l + 1];
+    // The shared state is only read where the configuration has not yet reached; after the
+    // last layer only by the per-graph constant.
+    const bool update_shared =
+        shared.defined() && plan.reach[l] < n && (final_shared || l < num_layers);
+    // By the change when it saves at least a tenth of the per-configuration rows (a layout
+    // configuration that has not yet spread over the graph); both ways are exact.
+    if (shared.defined() && before * 10 <= rows * 9) {
+      reached = delta_layer(static_cast<size_t>(l - 1), update_shared);
+      continue;
+    }
     torch::Tensor x = reached;
     if (inputs > before) {
       const torch::Tensor border = shared.index_select(0, plan.order.slice(0, before, inputs));
@@ -330,9 +400,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     const torch::Tensor users = mean_aggregate(x, csr.user_offsets, csr.user_indices,
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
-    // The shared state is only read where the configuration has not yet reached; after the
-    // last layer only by the per-graph constant.
-    if (shared.defined() && plan.reach[l] < n && (final_shared || l < num_layers)) {
+    if (update_shared) {
       shared = shared.contiguous();
       shared = sage_layer(l - 1, shared,
                           mean_aggregate(shared, g.operand_offsets, g.operand_indices,

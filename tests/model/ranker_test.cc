@@ -60,6 +60,47 @@ TEST_F(RankerTest, SharedComputationMatchesDenseForwardAndGradients) {
   }
 }
 
+// A long chain with short skips, like real XLA graphs: the configuration's reach grows slowly, so
+// every layer after the first is computed by its change from the shared state (delta_layer).
+TEST(RankerDelta, ChangeFromTheSharedStateMatchesDenseForwardAndGradients) {
+  torch::manual_seed(0);
+  data::Graph graph = testing::random_graph(90, 0, 0, 5, 10, 0, 3);
+  for (int32_t v = 1; v < 90; ++v) {
+    graph.edges.insert(graph.edges.end(), {v, v - 1});
+    if (v % 7 == 0) graph.edges.insert(graph.edges.end(), {v, v - 3});
+  }
+  for (int32_t v = 5; v < 90; v += 30) graph.configurable_nodes.push_back(v);
+  graph.build_adjacency();
+  const GraphTensors tensors = make_graph_tensors(graph);
+  ModelOptions options = testing::small_model_options(data::ConfigKind::Layout);
+  options.hidden = {8, 8, 8, 8};  // residuals on layers 2-4
+  const ConfigReachPlan plan = plan_config_reach(tensors, 4, false);
+  for (size_t l = 2; l <= 4; ++l) ASSERT_LE(plan.reach[l - 1] * 10, plan.reach[l] * 9) << l;
+  ASSERT_LT(plan.reach[4], tensors.num_nodes);
+  Ranker model(options);
+  const Slate slate = testing::random_layout_slate(tensors, 5, 7);
+  for (bool with_constant : {true, false}) {
+    model->zero_grad();
+    torch::Tensor sparse = model->forward(slate, with_constant);
+    torch::Tensor dense = model->forward_dense(slate);
+    if (!with_constant) {  // one constant per graph apart
+      sparse = sparse - sparse[0];
+      dense = dense - dense[0];
+    }
+    EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
+    const torch::Tensor w = torch::tensor({1.0f, -2.0f, 0.5f, 3.0f, -1.0f});
+    (sparse * w).sum().backward();
+    std::vector<torch::Tensor> grads;
+    for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
+    model->zero_grad();
+    (dense * w).sum().backward();
+    const auto params = model->parameters();
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
+    }
+  }
+}
+
 TEST_F(RankerTest, InferenceInChunksMatchesOneSlate) {
   Ranker model(small_options(data::ConfigKind::Layout));
   Slate slate = layout_slate(40, 8);
