@@ -15,6 +15,9 @@ collections=("$@")
 mkdir -p "$out"
 [ -d "$out/data/npz" ] || "$graphcost" synth --scale medium --seed 0 --out "$out/data"
 for c in "${collections[@]}"; do
-  "$graphcost" sweep --data "$out/data" --collection "$c" --grid "$here/ablation_grid.json" \
+  # Tile kernels have ~40 nodes: 10x the iterations cost what the layout runs do.
+  grid="$here/ablation_grid.json"
+  [[ "$c" == tile:* ]] && grid="$here/ablation_grid_tile.json"
+  "$graphcost" sweep --data "$out/data" --collection "$c" --grid "$grid" \
     --seeds "$seeds" --jobs "${JOBS:-1}" --out "$out/${c//:/_}"
 done
