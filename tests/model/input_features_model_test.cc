@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "data/input_features.h"
 #include "model/ranker.h"
+#include "gradient_testing.h"
 #include "random_graph.h"
 
 namespace graphcost::model {
@@ -103,16 +104,7 @@ TEST(InputFeatures, DeltaForwardMatchesDenseWithEveryOption) {
   slate.config_features =
       torch::randint(-1, 6, {4, t.configurable_nodes.size(0), 3}).to(torch::kFloat);
   const torch::Tensor sparse = model->forward(slate), dense = model->forward_dense(slate);
-  EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
-  const torch::Tensor w = torch::randn({4});
-  (sparse * w).sum().backward();
-  std::vector<torch::Tensor> grads;
-  for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
-  model->zero_grad();
-  (dense * w).sum().backward();
-  const auto params = model->parameters();
-  for (size_t i = 0; i < params.size(); ++i)
-    EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
+  testing::expect_same_scores_and_gradients(model, sparse, dense, torch::randn({4}));
 }
 
 TEST(InputFeatures, NodeLayoutChangesTheScore) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "gradient_testing.h"
 #include "options_testing.h"
 #include "random_graph.h"
 
@@ -46,17 +47,7 @@ TEST_F(RankerTest, SharedComputationMatchesDenseForwardAndGradients) {
     Slate slate = layout_slate(4, 2);
     torch::Tensor sparse = model->forward(slate);
     torch::Tensor dense = model->forward_dense(slate);
-    EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
-    torch::Tensor w = torch::randn({4});
-    (sparse * w).sum().backward();
-    std::vector<torch::Tensor> grads;
-    for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
-    model->zero_grad();
-    (dense * w).sum().backward();
-    auto params = model->parameters();
-    for (size_t i = 0; i < params.size(); ++i) {
-      EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
-    }
+    testing::expect_same_scores_and_gradients(model, sparse, dense, torch::randn({4}));
   }
 }
 
@@ -80,24 +71,14 @@ TEST(RankerDelta, ChangeFromTheSharedStateMatchesDenseForwardAndGradients) {
   Ranker model(options);
   const Slate slate = testing::random_layout_slate(tensors, 5, 7);
   for (bool with_constant : {true, false}) {
-    model->zero_grad();
     torch::Tensor sparse = model->forward(slate, with_constant);
     torch::Tensor dense = model->forward_dense(slate);
     if (!with_constant) {  // one constant per graph apart
       sparse = sparse - sparse[0];
       dense = dense - dense[0];
     }
-    EXPECT_TRUE(torch::allclose(sparse, dense, 1e-4, 1e-5)) << sparse << dense;
-    const torch::Tensor w = torch::tensor({1.0f, -2.0f, 0.5f, 3.0f, -1.0f});
-    (sparse * w).sum().backward();
-    std::vector<torch::Tensor> grads;
-    for (auto& p : model->parameters()) grads.push_back(p.grad().clone());
-    model->zero_grad();
-    (dense * w).sum().backward();
-    const auto params = model->parameters();
-    for (size_t i = 0; i < params.size(); ++i) {
-      EXPECT_TRUE(torch::allclose(grads[i], params[i].grad(), 1e-3, 1e-5)) << "parameter " << i;
-    }
+    testing::expect_same_scores_and_gradients(
+        model, sparse, dense, torch::tensor({1.0f, -2.0f, 0.5f, 3.0f, -1.0f}));
   }
 }
 
