@@ -68,6 +68,44 @@ torch::Tensor in_chunks(const Slate& slate, int64_t chunk, F&& f) {
   return torch::cat(parts);
 }
 
+// part [k, ...] followed by zero rows up to `total` rows.
+torch::Tensor pad_rows(const torch::Tensor& part, int64_t total) {
+  if (total <= part.size(0)) return part.contiguous();
+  std::vector<int64_t> shape = part.sizes().vec();
+  shape[0] = total - part.size(0);
+  return torch::cat({part, torch::zeros(shape)}, 0);
+}
+
+// A SAGE layer's pre-activation on the shared (configuration-free) state of every node: [n, H].
+torch::Tensor shared_pre_activation(torch::nn::Linear& layer, const torch::Tensor& shared,
+                                    const GraphTensors& g) {
+  return layer->forward(torch::cat(
+      {shared,
+       mean_aggregate(shared, g.operand_offsets, g.operand_indices, g.user_offsets,
+                      g.user_indices),
+       mean_aggregate(shared, g.user_offsets, g.user_indices, g.operand_offsets,
+                      g.operand_indices)},
+      -1));
+}
+
+// The pre-activation of the rows [0, reach[l]) that plan layer l (1-based) gives per
+// configuration: the shared pre-activation plus the change. `projected` [changed, S, 3H] holds
+// the change on rows [0, changed) projected by the weight's self, operand-mean and user-mean
+// blocks; the layer is linear before its activation and mean aggregation commutes with it.
+torch::Tensor pre_activation_with_change(const ConfigReachPlan& plan, size_t l,
+                                         const torch::Tensor& shared_pre,
+                                         const torch::Tensor& projected) {
+  const int64_t h = projected.size(-1) / 3, rows = plan.reach[l], inputs = plan.reach[l + 1];
+  const ReachLayerCsr& csr = plan.layers[l - 1];
+  return shared_pre.index_select(0, plan.order.narrow(0, 0, rows)).unsqueeze(1) +
+         pad_rows(projected.narrow(-1, 0, h), rows) +
+         mean_aggregate(pad_rows(projected.narrow(-1, h, h), inputs), csr.operand_offsets,
+                        csr.operand_indices, csr.operand_reverse_offsets,
+                        csr.operand_reverse_indices) +
+         mean_aggregate(pad_rows(projected.narrow(-1, 2 * h, h), inputs), csr.user_offsets,
+                        csr.user_indices, csr.user_reverse_offsets, csr.user_reverse_indices);
+}
+
 }  // namespace
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
@@ -213,48 +251,27 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   // The layer is linear before its activation, and mean aggregation commutes with a linear map,
   // so its input splits into a configuration-independent part (computed once, [n, H]) and the
   // configuration part, which is non-zero only at the configurable nodes: projected there
-  // ([nc, S, H] per weight block), then aggregated.
-  const int64_t s = configs.size(0), a0 = plan.reach[0], rows = plan.reach[1],
-                inputs = plan.reach[2];
+  // ([nc, S, H] per weight block), then aggregated (pre_activation_with_change).
+  const int64_t s = configs.size(0), rows = plan.reach[1];
   const int64_t c1 = independent.size(1), cc = configs.size(-1), c0 = c1 + cc;
   torch::nn::Linear& layer = layers_[0];
   const int64_t h = layer->weight.size(0);
   const torch::Tensor shared_in = shared.contiguous();
-  const torch::Tensor shared_pre =
-      layer->forward(torch::cat({shared_in,
-                                 mean_aggregate(shared_in, g.operand_offsets, g.operand_indices,
-                                                g.user_offsets, g.user_indices),
-                                 mean_aggregate(shared_in, g.user_offsets, g.user_indices,
-                                                g.operand_offsets, g.operand_indices)},
-                                -1));
+  const torch::Tensor shared_pre = shared_pre_activation(layer, shared_in, g);
   const torch::Tensor& w = layer->weight;
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
   const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
   const torch::Tensor projected = torch::matmul(config_rows, w_config.t());  // [a0, S, 3H]
-  auto padded = [&](const torch::Tensor& part, int64_t total) {
-    return total > a0 ? torch::cat({part, torch::zeros({total - a0, s, part.size(-1)})}, 0)
-                      : part.contiguous();
-  };
-  const ReachLayerCsr& csr = plan.layers[0];
-  const torch::Tensor to_operands = padded(projected.narrow(-1, h, h), inputs);
-  const torch::Tensor to_users = padded(projected.narrow(-1, 2 * h, h), inputs);
-  const torch::Tensor reached_nodes = plan.order.narrow(0, 0, rows);
-  torch::Tensor reached =
-      activate(shared_pre.index_select(0, reached_nodes).unsqueeze(1) +
-               padded(projected.narrow(-1, 0, h), rows) +
-               mean_aggregate(to_operands, csr.operand_offsets, csr.operand_indices,
-                              csr.operand_reverse_offsets, csr.operand_reverse_indices) +
-               mean_aggregate(to_users, csr.user_offsets, csr.user_indices,
-                              csr.user_reverse_offsets, csr.user_reverse_indices));
+  torch::Tensor reached = activate(pre_activation_with_change(plan, 1, shared_pre, projected));
   torch::Tensor shared_out = activate(shared_pre);
   if (h == c0) {
     shared_out = shared_out + shared_in;
-    reached =
-        reached +
-        torch::cat({independent.index_select(0, reached_nodes).unsqueeze(1).expand({rows, s, c1}),
-                    padded(config_rows, rows)},
-                   -1);
+    reached = reached + torch::cat({independent.index_select(0, plan.order.narrow(0, 0, rows))
+                                        .unsqueeze(1)
+                                        .expand({rows, s, c1}),
+                                    pad_rows(config_rows, rows)},
+                                   -1);
   }
   if (options_.dropout > 0) {
     shared_out = torch::dropout(shared_out, options_.dropout, is_training());
@@ -322,40 +339,20 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   // rows [0, rows).
   auto delta_layer = [&](size_t layer, bool update_shared) {
     const size_t l = layer + 1;  // the plan's 1-based layer
-    const int64_t c = reached.size(2), before = plan.reach[l - 1], rows = plan.reach[l],
-                  inputs = plan.reach[l + 1];
+    const int64_t c = reached.size(2), before = plan.reach[l - 1], rows = plan.reach[l];
     torch::nn::Linear& linear = layers_[layer];
     const int64_t h = linear->weight.size(0);
     const torch::Tensor shared_in = shared.contiguous();
-    const torch::Tensor shared_pre = linear->forward(
-        torch::cat({shared_in,
-                    mean_aggregate(shared_in, g.operand_offsets, g.operand_indices, g.user_offsets,
-                                   g.user_indices),
-                    mean_aggregate(shared_in, g.user_offsets, g.user_indices, g.operand_offsets,
-                                   g.operand_indices)},
-                   -1));
+    const torch::Tensor shared_pre = shared_pre_activation(linear, shared_in, g);
     // The weight's self, operand-mean and user-mean blocks stacked: one matmul projects the change
-    // for all three ([before, S, 3H]); mean aggregation commutes with the projection.
+    // for all three ([before, S, 3H]).
     const torch::Tensor& w = linear->weight;
     const torch::Tensor w_blocks =
         torch::cat({w.narrow(1, 0, c), w.narrow(1, c, c), w.narrow(1, 2 * c, c)}, 0);
-    const torch::Tensor order_before = plan.order.narrow(0, 0, before);
-    const torch::Tensor delta = reached - shared_in.index_select(0, order_before).unsqueeze(1);
-    const torch::Tensor projected = torch::matmul(delta, w_blocks.t());
-    auto padded = [&](const torch::Tensor& part, int64_t total) {
-      return total > before
-                 ? torch::cat({part, torch::zeros({total - before, s, part.size(-1)})}, 0)
-                 : part.contiguous();
-    };
-    const ReachLayerCsr& csr = plan.layers[l - 1];
-    torch::Tensor next = activate(
-        shared_pre.index_select(0, plan.order.narrow(0, 0, rows)).unsqueeze(1) +
-        padded(projected.narrow(-1, 0, h), rows) +
-        mean_aggregate(padded(projected.narrow(-1, h, h), inputs), csr.operand_offsets,
-                       csr.operand_indices, csr.operand_reverse_offsets,
-                       csr.operand_reverse_indices) +
-        mean_aggregate(padded(projected.narrow(-1, 2 * h, h), inputs), csr.user_offsets,
-                       csr.user_indices, csr.user_reverse_offsets, csr.user_reverse_indices));
+    const torch::Tensor delta =
+        reached - shared_in.index_select(0, plan.order.narrow(0, 0, before)).unsqueeze(1);
+    torch::Tensor next = activate(pre_activation_with_change(
+        plan, l, shared_pre, torch::matmul(delta, w_blocks.t())));
     if (h == c) {  // residual: the layer's input rows, reached or still shared
       torch::Tensor input_rows = reached;
       if (rows > before) {
