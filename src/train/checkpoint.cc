@@ -68,7 +68,7 @@ void load_model_weights(torch::serialize::InputArchive& archive, model::Ranker& 
 
 void save_checkpoint(const std::string& path, model::Ranker& model,
                      torch::optim::Optimizer& optimizer, const CheckpointState& state,
-                     const WeightAverage* average) {
+                     const WeightAverage* average, const SegmentTrainer* segments) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive weights, optimizer_state;
   model->save(weights);
@@ -80,6 +80,7 @@ void save_checkpoint(const std::string& path, model::Ranker& model,
   nlohmann::json options = state.options;
   archive.write("options", c10::IValue(options.dump()));
   if (average) average->save(archive);
+  if (segments) segments->save(archive);
   {
     // Dropout draws from LibTorch's default generator: without its state a resumed run with
     // dropout would diverge from an uninterrupted one.
@@ -99,7 +100,8 @@ TrainOptions read_checkpoint_options(const std::string& path) {
 }
 
 CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
-                                torch::optim::Optimizer& optimizer, WeightAverage* average) {
+                                torch::optim::Optimizer& optimizer, WeightAverage* average,
+                                SegmentTrainer* segments) {
   torch::serialize::InputArchive archive;
   load_archive(archive, path);
   CheckpointState state;
@@ -115,6 +117,7 @@ CheckpointState load_checkpoint(const std::string& path, model::Ranker& model,
     throw Error(path, "optimizer", "state does not match the optimizer: " + e.msg());
   }
   if (average) average->load(archive, path);
+  if (segments) segments->load(archive, path);
   torch::Tensor rng;
   if (archive.try_read("torch_rng", rng, /*is_buffer=*/true)) {
     at::Generator generator = at::detail::getDefaultCPUGenerator();

@@ -127,4 +127,54 @@ torch::Tensor SegmentTrainer::forward(model::Ranker& model, const model::Slate& 
   return scores + torch::tensor(stale, torch::kDouble).to(torch::kFloat);
 }
 
+void SegmentTrainer::save(torch::serialize::OutputArchive& archive) const {
+  // Per graph with entries: its configuration indices [n] and their segment scores [n, segments].
+  torch::serialize::OutputArchive table;
+  for (size_t g = 0; g < table_.size(); ++g) {
+    if (table_[g].empty()) continue;
+    const int64_t n = static_cast<int64_t>(table_[g].size());
+    const int64_t k = static_cast<int64_t>(table_[g].begin()->second.size());
+    torch::Tensor configs = torch::empty({n}, torch::kLong);
+    torch::Tensor scores = torch::empty({n, k}, torch::kFloat);
+    int64_t row = 0;
+    for (const auto& [config, values] : table_[g]) {
+      configs[row] = config;
+      std::copy(values.begin(), values.end(), scores.data_ptr<float>() + row * k);
+      ++row;
+    }
+    table.write("configs_" + std::to_string(g), configs, /*is_buffer=*/true);
+    table.write("scores_" + std::to_string(g), scores, /*is_buffer=*/true);
+  }
+  archive.write("gst_table", table);
+  archive.write("gst_filled", c10::IValue(filled_));
+}
+
+void SegmentTrainer::load(torch::serialize::InputArchive& archive, const std::string& where) {
+  torch::serialize::InputArchive table;
+  if (!archive.try_read("gst_table", table)) return;  // checkpoints from before the table was kept
+  for (size_t g = 0; g < table_.size(); ++g) {
+    torch::Tensor configs, scores;
+    const std::string key = "gst_table.scores_" + std::to_string(g);
+    if (!table.try_read("configs_" + std::to_string(g), configs, /*is_buffer=*/true)) continue;
+    check_data(table.try_read("scores_" + std::to_string(g), scores, /*is_buffer=*/true), where,
+               key, "missing");
+    const int64_t segment_count =
+        static_cast<int64_t>(segments(static_cast<int64_t>(g)).segments.size());
+    check_data(configs.dim() == 1 && configs.scalar_type() == torch::kLong && scores.dim() == 2 &&
+                   scores.scalar_type() == torch::kFloat && scores.size(0) == configs.size(0) &&
+                   scores.size(1) == segment_count,
+               where, key,
+               "expected [configurations, " + std::to_string(segment_count) +
+                   " segments] float32 scores for int64 configuration indices");
+    scores = scores.contiguous();
+    table_[g].clear();
+    for (int64_t row = 0; row < configs.size(0); ++row) {
+      const float* values = scores.data_ptr<float>() + row * segment_count;
+      table_[g][configs[row].item<int64_t>()] = std::vector<float>(values, values + segment_count);
+    }
+  }
+  c10::IValue filled;
+  if (archive.try_read("gst_filled", filled) && filled.isInt()) filled_ = filled.toInt();
+}
+
 }  // namespace graphcost::train

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -43,6 +44,13 @@ class SegmentTrainer {
   const std::vector<int64_t>& last_fresh() const { return last_fresh_; }
   // Segment scores computed without gradients so far to fill the table.
   int64_t filled_without_gradient() const { return filled_; }
+
+  // The historical table goes into checkpoints: a resumed run then sees the same stale scores
+  // as an uninterrupted one instead of refilling them with the newer weights.
+  void save(torch::serialize::OutputArchive& archive) const;
+  // Restores the table from a checkpoint (one without a table leaves it empty); an entry whose
+  // graph or segment count does not match this collection is an Error naming `where`.
+  void load(torch::serialize::InputArchive& archive, const std::string& where);
 
  private:
   const data::Collection& collection_;

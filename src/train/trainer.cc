@@ -169,6 +169,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   std::fprintf(stderr, "train: model: %lld parameters\n",
                static_cast<long long>(model->parameter_count()));
   const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);
+  if (options.model.head == "pairwise" && options.loss != TrainOptions{}.loss)
+    std::fprintf(stderr,
+                 "train: warning: the pairwise head trains on its own loss over pairs; --loss %s "
+                 "is ignored\n",
+                 options.loss.c_str());
   // Ranking losses ignore the score terms every configuration shares: skip computing them.
   const bool shift_invariant = loss->shift_invariant();
   const ScheduleOptions schedule = options.schedule();
@@ -181,8 +186,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   fs::create_directories(run_dir, ignored);
   check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
   WeightAverage average(options.swa_start, options.swa_every);
+  std::unique_ptr<SegmentTrainer> gst;
+  if (options.gst_segment_nodes > 0) gst = std::make_unique<SegmentTrainer>(train_set, options);
   if (resume) {
-    const CheckpointState state = load_checkpoint(checkpoint_path, model, *optimizer, &average);
+    const CheckpointState state =
+        load_checkpoint(checkpoint_path, model, *optimizer, &average, gst.get());
     iteration = state.iteration;
     first_batch = state.next_batch;
     truncate_metrics(metrics_path, iteration);
@@ -198,15 +206,13 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   const bool validating = valid_set != nullptr && valid_set->size() > 0;
   if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set, features);
   Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
-  std::unique_ptr<SegmentTrainer> gst;
-  if (options.gst_segment_nodes > 0) gst = std::make_unique<SegmentTrainer>(train_set, options);
 
   auto checkpoint = [&](int64_t done) {
     CheckpointState state;
     state.iteration = done;
     state.next_batch = sampler.next_index();
     state.options = options;
-    save_checkpoint(checkpoint_path, model, *optimizer, state, &average);
+    save_checkpoint(checkpoint_path, model, *optimizer, state, &average, gst.get());
   };
 
   TrainResult result;
