@@ -61,6 +61,16 @@ TEST_F(ModelOptionsCli, PairwiseHeadWithAttentionAndGraphNormTrain) {
   EXPECT_EQ(model["attention"], true);
   EXPECT_EQ(model["graph_norm"], true);
   EXPECT_EQ(model["attention_temperature"], 0.25);
+  EXPECT_EQ(output.find("is ignored"), std::string::npos) << output;  // the default loss
+}
+
+TEST_F(ModelOptionsCli, PairwiseHeadWarnsThatAnExplicitLossIsIgnored) {
+  auto [status, output] = run_graphcost(common() + " --hidden 8 --head pairwise --loss hinge");
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("train: warning: the pairwise head trains on its own loss over pairs; "
+                        "--loss hinge is ignored"),
+            std::string::npos)
+      << output;
 }
 
 TEST_F(ModelOptionsCli, UnknownArchitectureIsOneClearError) {
