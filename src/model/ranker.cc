@@ -6,6 +6,7 @@
 #include "model/activation.h"
 #include "model/aggregate.h"
 #include "model/config_reach.h"
+#include "model/parallel_matmul.h"
 
 namespace graphcost::model {
 
@@ -79,13 +80,13 @@ torch::Tensor pad_rows(const torch::Tensor& part, int64_t total) {
 // A SAGE layer's pre-activation on the shared (configuration-free) state of every node: [n, H].
 torch::Tensor shared_pre_activation(torch::nn::Linear& layer, const torch::Tensor& shared,
                                     const GraphTensors& g) {
-  return layer->forward(torch::cat(
-      {shared,
-       mean_aggregate(shared, g.operand_offsets, g.operand_indices, g.user_offsets,
-                      g.user_indices),
-       mean_aggregate(shared, g.user_offsets, g.user_indices, g.operand_offsets,
-                      g.operand_indices)},
-      -1));
+  return parallel_linear(torch::cat({shared,
+                                     mean_aggregate(shared, g.operand_offsets, g.operand_indices,
+                                                    g.user_offsets, g.user_indices),
+                                     mean_aggregate(shared, g.user_offsets, g.user_indices,
+                                                    g.operand_offsets, g.operand_indices)},
+                                    -1),
+                         layer);
 }
 
 // The pre-activation of the rows [0, reach[l]) that plan layer l (1-based) gives per
@@ -237,7 +238,8 @@ torch::Tensor RankerImpl::activate(const torch::Tensor& x) const {
 
 torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
                                      const torch::Tensor& operands, const torch::Tensor& users) {
-  torch::Tensor h = activate(layers_[layer]->forward(torch::cat({self, operands, users}, -1)));
+  torch::Tensor h =
+      activate(parallel_linear(torch::cat({self, operands, users}, -1), layers_[layer]));
   if (h.size(-1) == self.size(-1)) h = h + self;
   // Only the dense path runs with graph_norm, so `h` holds every node of the graph here.
   if (!norms_.empty()) h = norms_[layer]->forward(h);
@@ -262,7 +264,7 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
   const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
-  const torch::Tensor projected = torch::matmul(config_rows, w_config.t());  // [a0, S, 3H]
+  const torch::Tensor projected = parallel_matmul(config_rows, w_config);  // [a0, S, 3H]
   torch::Tensor reached = activate(pre_activation_with_change(plan, 1, shared_pre, projected));
   torch::Tensor shared_out = activate(shared_pre);
   if (h == c0) {
@@ -352,7 +354,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     const torch::Tensor delta =
         reached - shared_in.index_select(0, plan.order.narrow(0, 0, before)).unsqueeze(1);
     torch::Tensor next = activate(pre_activation_with_change(
-        plan, l, shared_pre, torch::matmul(delta, w_blocks.t())));
+        plan, l, shared_pre, parallel_matmul(delta, w_blocks)));
     if (h == c) {  // residual: the layer's input rows, reached or still shared
       torch::Tensor input_rows = reached;
       if (rows > before) {
