@@ -50,6 +50,17 @@ CsrVectors restrict_rows(const CsrVectors& csr, int64_t rows, int64_t limit) {
   return out;
 }
 
+// 1 / degree of rows [0, rows) of csr (0 for a row without entries), float64.
+torch::Tensor inverse_degrees(const CsrVectors& csr, int64_t rows) {
+  torch::Tensor t = torch::empty({rows}, torch::kDouble);
+  double* out = t.data_ptr<double>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t degree = csr.offsets[r + 1] - csr.offsets[r];
+    out[r] = degree > 0 ? 1.0 / static_cast<double>(degree) : 0.0;
+  }
+  return t;
+}
+
 }  // namespace
 
 ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
@@ -133,6 +144,22 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
     layer.user_indices = to_tensor(us.indices);
     layer.user_reverse_offsets = to_tensor(us_reverse.offsets);
     layer.user_reverse_indices = to_tensor(us_reverse.indices);
+    // The change entering layer l sits on the rows reached before it.
+    const int64_t before = plan.reach[l - 1];
+    const CsrVectors op_change = restrict_rows(operands, rows, before);
+    const CsrVectors op_change_reverse = restrict_rows(users, before, rows);
+    const CsrVectors us_change = restrict_rows(users, rows, before);
+    const CsrVectors us_change_reverse = restrict_rows(operands, before, rows);
+    layer.change.operand_offsets = to_tensor(op_change.offsets);
+    layer.change.operand_indices = to_tensor(op_change.indices);
+    layer.change.operand_reverse_offsets = to_tensor(op_change_reverse.offsets);
+    layer.change.operand_reverse_indices = to_tensor(op_change_reverse.indices);
+    layer.change.user_offsets = to_tensor(us_change.offsets);
+    layer.change.user_indices = to_tensor(us_change.indices);
+    layer.change.user_reverse_offsets = to_tensor(us_change_reverse.offsets);
+    layer.change.user_reverse_indices = to_tensor(us_change_reverse.indices);
+    layer.change.operand_scale = inverse_degrees(operands, rows);
+    layer.change.user_scale = inverse_degrees(users, rows);
     plan.layers.push_back(std::move(layer));
   }
   return plan;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/change_aggregate.h"
 #include "model/graph_tensors.h"
 
 namespace graphcost::model {
@@ -19,6 +20,10 @@ namespace graphcost::model {
 struct ReachLayerCsr {
   torch::Tensor operand_offsets, operand_indices, operand_reverse_offsets, operand_reverse_indices;
   torch::Tensor user_offsets, user_indices, user_reverse_offsets, user_reverse_indices;
+  // The same rows restricted to inputs reached before the layer (labels [0, reach[l - 1])),
+  // with 1 / full degree as scales: what change_aggregate needs for a layer computed by its
+  // change.
+  ChangeCsr change;
 };
 
 struct ConfigReachPlan {

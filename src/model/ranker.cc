@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "model/activation.h"
 #include "model/aggregate.h"
+#include "model/change_aggregate.h"
 #include "model/config_reach.h"
 #include "model/parallel_matmul.h"
 
@@ -96,15 +97,9 @@ torch::Tensor shared_pre_activation(torch::nn::Linear& layer, const torch::Tenso
 torch::Tensor pre_activation_with_change(const ConfigReachPlan& plan, size_t l,
                                          const torch::Tensor& shared_pre,
                                          const torch::Tensor& projected) {
-  const int64_t h = projected.size(-1) / 3, rows = plan.reach[l], inputs = plan.reach[l + 1];
-  const ReachLayerCsr& csr = plan.layers[l - 1];
+  const int64_t rows = plan.reach[l];
   return shared_pre.index_select(0, plan.order.narrow(0, 0, rows)).unsqueeze(1) +
-         pad_rows(projected.narrow(-1, 0, h), rows) +
-         mean_aggregate(pad_rows(projected.narrow(-1, h, h), inputs), csr.operand_offsets,
-                        csr.operand_indices, csr.operand_reverse_offsets,
-                        csr.operand_reverse_indices) +
-         mean_aggregate(pad_rows(projected.narrow(-1, 2 * h, h), inputs), csr.user_offsets,
-                        csr.user_indices, csr.user_reverse_offsets, csr.user_reverse_indices);
+         change_aggregate(projected.contiguous(), plan.layers[l - 1].change, rows);
 }
 
 }  // namespace

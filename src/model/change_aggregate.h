@@ -1,0 +1,32 @@
+// The pre-activation change of a SAGE layer computed by its change (model/ranker.cc): the
+// projected change P [before, S, 3H] (the weight's self, operand-mean and user-mean blocks applied
+// to the rows a configuration has reached so far) becomes, for the rows [0, rows) reached after
+// the layer,
+//   out[r] = (r < before ? P[r, :, 0:H] : 0)
+//          + op_scale[r] * sum over operands j < before of r   of P[j, :, H:2H]
+//          + user_scale[r] * sum over users j < before of r    of P[j, :, 2H:3H]
+// with the scales 1 / full degree, so it equals mean aggregation of P zero-padded to every
+// input row. One pass each way and no padded or sliced copies of P; the backward gathers along
+// the reverse CSRs, so no atomics are needed.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace graphcost::model {
+
+// The CSRs of one layer's change, in plan labels (model/config_reach.h): forward CSRs have
+// `rows` rows and entries < before; reverse CSRs have `before` rows and entries < rows; scales
+// are float64 [rows].
+struct ChangeCsr {
+  torch::Tensor operand_offsets, operand_indices, operand_reverse_offsets, operand_reverse_indices;
+  torch::Tensor user_offsets, user_indices, user_reverse_offsets, user_reverse_indices;
+  torch::Tensor operand_scale, user_scale;
+};
+
+// projected: [before, S, 3H] (or [before, 3H]) float, contiguous. Result [rows, S, H]
+// (or [rows, H]), differentiable in projected. Bad shapes throw graphcost::Error.
+torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& csr, int64_t rows);
+
+}  // namespace graphcost::model
