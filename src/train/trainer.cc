@@ -303,8 +303,12 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     }
     if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0)
       checkpoint(iteration);
+    // The running mean of the interval being logged, so the line shows a loss before the first
+    // metrics line too (long --log-every intervals used to show "loss 0" until then).
+    const double shown_loss =
+        interval_iterations > 0 ? interval_loss / interval_iterations : result.last_loss;
     char extra[96];
-    std::snprintf(extra, sizeof extra, "loss %.4g, data wait %.0f%%", result.last_loss,
+    std::snprintf(extra, sizeof extra, "loss %.4g, data wait %.0f%%", shown_loss,
                   100 * last_wait_fraction);
     progress.update(iteration, extra);
   }
