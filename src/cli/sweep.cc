@@ -91,9 +91,18 @@ std::string last_line(const fs::path& log) {
   return cut == std::string::npos ? text : text.substr(cut + 1);
 }
 
+// This binary's path: executed by name, a run shows up as `graphcost train` in ps and pkill
+// (through /proc/self/exe it would be called "exe").
+std::string own_binary() {
+  std::error_code error;
+  const fs::path path = fs::read_symlink("/proc/self/exe", error);
+  return error || path.empty() ? std::string("/proc/self/exe") : path.string();
+}
+
 // Starts `graphcost train` for a run, its output appended to the run's log.
 pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
-  std::vector<std::string> args = {"/proc/self/exe", "train", "--out", run.run_dir.string(),
+  const std::string binary = own_binary();
+  std::vector<std::string> args = {binary, "train", "--out", run.run_dir.string(),
                                    "--threads", std::to_string(threads)};
   if (fs::exists(run.run_dir / "checkpoint.pt")) {
     args.push_back("--resume");  // the stored options, data and seed included
@@ -117,7 +126,7 @@ pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
     if (getppid() != parent) _exit(130);
     std::FILE* out = std::freopen(log.c_str(), "a", stdout);
     if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
-    execv("/proc/self/exe", argv.data());
+    execv(binary.c_str(), argv.data());
     _exit(127);
   }
   return pid;
