@@ -83,6 +83,26 @@ std::vector<torch::Tensor> gradients(model::Ranker& m) {
   return out;
 }
 
+// The "loss" of every metrics.jsonl line of a run.
+std::vector<double> losses(const std::string& dir) {
+  std::vector<double> out;
+  std::ifstream in(dir + "/metrics.jsonl");
+  std::string line;
+  while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line)["loss"].get<double>());
+  return out;
+}
+
+// Saves `from`'s table into an archive, serialises it and loads it into `to`.
+void through_archive(const SegmentTrainer& from, SegmentTrainer& to) {
+  torch::serialize::OutputArchive out;
+  from.save(out);
+  std::stringstream bytes;
+  out.save_to(bytes);
+  torch::serialize::InputArchive in;
+  in.load_from(bytes);
+  to.load(in, "ckpt");
+}
+
 TEST(Gst, OneSegmentEqualsOrdinaryTraining) {
   auto c = testing::make_test_collection(data::ConfigKind::Layout, 2, 8, 7);
   const TrainOptions o = gst_options(1000, 1, 0.5);
@@ -239,13 +259,6 @@ TEST(Gst, TrainingIsSeededAndRecordedAndTheModelScoresBySegments) {
   const std::string a = run_dir("a"), b = run_dir("b");
   train(o, *train_set, train_set.get(), a, false);
   train(o, *train_set, train_set.get(), b, false);
-  auto losses = [](const std::string& dir) {
-    std::vector<double> out;
-    std::ifstream in(dir + "/metrics.jsonl");
-    std::string line;
-    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line)["loss"].get<double>());
-    return out;
-  };
   EXPECT_EQ(losses(a).size(), 3u);
   EXPECT_EQ(losses(a), losses(b));
   const nlohmann::json config = nlohmann::json::parse(read_file(a + "/config.json"));
@@ -279,13 +292,6 @@ TEST(Gst, ResumeKeepsTheHistoricalTableAndMatchesAnUninterruptedRun) {
   train(o, *train_set, nullptr, parts, true);
   // Stale scores come from the table: refilled with the newer weights after a resume they
   // would change the losses of iterations 5-8 and the final weights.
-  auto losses = [](const std::string& dir) {
-    std::vector<double> out;
-    std::ifstream in(dir + "/metrics.jsonl");
-    std::string line;
-    while (std::getline(in, line)) out.push_back(nlohmann::json::parse(line)["loss"].get<double>());
-    return out;
-  };
   ASSERT_EQ(losses(whole).size(), 8u);
   EXPECT_EQ(losses(whole), losses(parts));
   const auto a = model::load_model(whole + "/model.pt")->named_parameters();
@@ -302,14 +308,8 @@ TEST(Gst, TableRoundTripsThroughAnArchiveAndRejectsAWrongSegmentCount) {
   GraphTensorCache cache(*collection, model::graph_feature_options(m->options()));
   SegmentTrainer trainer(*collection, o);
   trainer.forward(m, slate_of(*collection, cache, 0, {0, 3, 7}), 0);
-  torch::serialize::OutputArchive out;
-  trainer.save(out);
-  std::stringstream bytes;
-  out.save_to(bytes);
-  torch::serialize::InputArchive in;
-  in.load_from(bytes);
   SegmentTrainer restored(*collection, o);
-  restored.load(in, "ckpt");
+  through_archive(trainer, restored);
   for (int64_t config : {0, 3, 7, 5})
     for (int64_t k = 0; k < 4; ++k) {
       const double expected = trainer.historical(0, config, k);
@@ -322,15 +322,9 @@ TEST(Gst, TableRoundTripsThroughAnArchiveAndRejectsAWrongSegmentCount) {
   // A table written for 20-node segments (2 per graph) does not fit 10-node ones (4).
   SegmentTrainer coarse(*collection, gst_options(20, 1, 0.0));
   coarse.forward(m, slate_of(*collection, cache, 0, {1}), 0);
-  torch::serialize::OutputArchive coarse_out;
-  coarse.save(coarse_out);
-  std::stringstream coarse_bytes;
-  coarse_out.save_to(coarse_bytes);
-  torch::serialize::InputArchive coarse_in;
-  coarse_in.load_from(coarse_bytes);
   SegmentTrainer mismatched(*collection, o);
   try {
-    mismatched.load(coarse_in, "ckpt");
+    through_archive(coarse, mismatched);
     FAIL() << "a table with the wrong segment count was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("gst_table.scores_0"), std::string::npos) << e.what();
