@@ -7,9 +7,9 @@
 // allocation failure, reported as a figure instead of pushing the machine into swap.
 #include <sys/resource.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <string>
 
 #include "bench_graphs.h"
@@ -37,27 +37,6 @@ struct Args {
   double configurable = 0.05;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--mode") a.mode = value;
-    else if (key == "--nodes") a.nodes = std::stoll(value);
-    else if (key == "--slate") a.slate = std::stoll(value);
-    else if (key == "--segment-nodes") a.segment_nodes = std::stoll(value);
-    else if (key == "--per-step") a.per_step = std::stoll(value);
-    else if (key == "--partition") a.partition = value;
-    else if (key == "--steps") a.steps = std::stoll(value);
-    else if (key == "--max-gib") a.max_gib = std::stod(value);
-    else if (key == "--configurable") a.configurable = std::stod(value);
-    else {
-      std::fprintf(stderr, "gst_bench: unknown option %s\n", key.c_str());
-      std::exit(1);
-    }
-  }
-  return a;
-}
-
 double peak_rss_mib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -71,7 +50,25 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Args args = parse(argc, argv);
+  Args args;
+  CLI::App app("Graph Segment Training against whole-graph training: peak RSS and configs/s");
+  app.add_option("--mode", args.mode, "full or gst")
+      ->check(CLI::IsMember({"full", "gst"}))
+      ->capture_default_str();
+  app.add_option("--nodes", args.nodes, "graph size")->capture_default_str();
+  app.add_option("--slate", args.slate, "configurations per step")->capture_default_str();
+  app.add_option("--segment-nodes", args.segment_nodes, "GST segment size")->capture_default_str();
+  app.add_option("--per-step", args.per_step, "GST segments with gradients per step")
+      ->capture_default_str();
+  app.add_option("--partition", args.partition, "contiguous or metis")
+      ->check(CLI::IsMember({"contiguous", "metis"}))
+      ->capture_default_str();
+  app.add_option("--steps", args.steps, "timed steps after the first")->capture_default_str();
+  app.add_option("--max-gib", args.max_gib, "address-space cap in GiB (0: none)")
+      ->capture_default_str();
+  app.add_option("--configurable", args.configurable, "configurable fraction")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
   model::set_threads(2);
   std::vector<data::GraphRecord> records(1);
   records[0].graph = bench::random_xla_like_graph(args.nodes, 140, args.configurable, 1);
