@@ -245,16 +245,23 @@ std::string run_dir(const std::string& name) {
   return dir.string();
 }
 
-TEST(Gst, TrainingIsSeededAndRecordedAndTheModelScoresBySegments) {
-  auto train_set = chain_collection();
-  TrainOptions o = gst_options(10, 2, 0.3);
-  o.iterations = 6;
+// Whole training runs on chain_collection(): 10-node segments, stale dropout 0.3, G = 2, S = 4,
+// one thread, no validation, a checkpoint only at the end.
+TrainOptions gst_training_options(int64_t per_step, int64_t iterations, int64_t log_every) {
+  TrainOptions o = gst_options(10, per_step, 0.3);
+  o.iterations = iterations;
   o.graphs_per_batch = 2;
   o.slate_size = 4;
-  o.log_every = 2;
+  o.log_every = log_every;
   o.validate_every = 0;
   o.checkpoint_every = 0;
   o.threads = 1;
+  return o;
+}
+
+TEST(Gst, TrainingIsSeededAndRecordedAndTheModelScoresBySegments) {
+  auto train_set = chain_collection();
+  TrainOptions o = gst_training_options(2, 6, 2);
   o.gst_partition = "metis";
   const std::string a = run_dir("a"), b = run_dir("b");
   train(o, *train_set, train_set.get(), a, false);
@@ -275,14 +282,7 @@ TEST(Gst, TrainingIsSeededAndRecordedAndTheModelScoresBySegments) {
 
 TEST(Gst, ResumeKeepsTheHistoricalTableAndMatchesAnUninterruptedRun) {
   auto train_set = chain_collection();
-  TrainOptions o = gst_options(10, 1, 0.3);
-  o.iterations = 8;
-  o.graphs_per_batch = 2;
-  o.slate_size = 4;
-  o.log_every = 1;
-  o.validate_every = 0;
-  o.checkpoint_every = 0;
-  o.threads = 1;
+  TrainOptions o = gst_training_options(1, 8, 1);
   const std::string whole = run_dir("whole"), parts = run_dir("parts");
   clear_stop_request();
   train(o, *train_set, nullptr, whole, false);
