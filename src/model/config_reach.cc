@@ -50,6 +50,12 @@ CsrVectors restrict_rows(const CsrVectors& csr, int64_t rows, int64_t limit) {
   return out;
 }
 
+// csr as a pair of int64 tensors.
+void set_csr(const CsrVectors& csr, torch::Tensor& offsets, torch::Tensor& indices) {
+  offsets = to_tensor(csr.offsets);
+  indices = to_tensor(csr.indices);
+}
+
 // 1 / degree of rows [0, rows) of csr (0 for a row without entries), float64.
 torch::Tensor inverse_degrees(const CsrVectors& csr, int64_t rows) {
   torch::Tensor t = torch::empty({rows}, torch::kDouble);
@@ -131,35 +137,25 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
     const int64_t rows = plan.reach[l], inputs = plan.reach[l + 1];
     // Every neighbour of a node within l hops is within l + 1 hops, so restricting rows
     // suffices for the forward CSRs; the reverse ones drop entries pointing past the rows.
-    const CsrVectors op = restrict_rows(operands, rows, n);
-    const CsrVectors op_reverse = restrict_rows(users, inputs, rows);
-    const CsrVectors us = restrict_rows(users, rows, n);
-    const CsrVectors us_reverse = restrict_rows(operands, inputs, rows);
     ReachLayerCsr layer;
-    layer.operand_offsets = to_tensor(op.offsets);
-    layer.operand_indices = to_tensor(op.indices);
-    layer.operand_reverse_offsets = to_tensor(op_reverse.offsets);
-    layer.operand_reverse_indices = to_tensor(op_reverse.indices);
-    layer.user_offsets = to_tensor(us.offsets);
-    layer.user_indices = to_tensor(us.indices);
-    layer.user_reverse_offsets = to_tensor(us_reverse.offsets);
-    layer.user_reverse_indices = to_tensor(us_reverse.indices);
-    // The change entering layer l sits on the rows reached before it.
+    set_csr(restrict_rows(operands, rows, n), layer.operand_offsets, layer.operand_indices);
+    set_csr(restrict_rows(users, inputs, rows), layer.operand_reverse_offsets,
+            layer.operand_reverse_indices);
+    set_csr(restrict_rows(users, rows, n), layer.user_offsets, layer.user_indices);
+    set_csr(restrict_rows(operands, inputs, rows), layer.user_reverse_offsets,
+            layer.user_reverse_indices);
+    // The change entering layer l sits on the rows reached before it: the same CSRs with inputs
+    // restricted to those rows, and the full degrees as scales.
     const int64_t before = plan.reach[l - 1];
-    const CsrVectors op_change = restrict_rows(operands, rows, before);
-    const CsrVectors op_change_reverse = restrict_rows(users, before, rows);
-    const CsrVectors us_change = restrict_rows(users, rows, before);
-    const CsrVectors us_change_reverse = restrict_rows(operands, before, rows);
-    layer.change.operand_offsets = to_tensor(op_change.offsets);
-    layer.change.operand_indices = to_tensor(op_change.indices);
-    layer.change.operand_reverse_offsets = to_tensor(op_change_reverse.offsets);
-    layer.change.operand_reverse_indices = to_tensor(op_change_reverse.indices);
-    layer.change.user_offsets = to_tensor(us_change.offsets);
-    layer.change.user_indices = to_tensor(us_change.indices);
-    layer.change.user_reverse_offsets = to_tensor(us_change_reverse.offsets);
-    layer.change.user_reverse_indices = to_tensor(us_change_reverse.indices);
-    layer.change.operand_scale = inverse_degrees(operands, rows);
-    layer.change.user_scale = inverse_degrees(users, rows);
+    ChangeCsr& change = layer.change;
+    set_csr(restrict_rows(operands, rows, before), change.operand_offsets, change.operand_indices);
+    set_csr(restrict_rows(users, before, rows), change.operand_reverse_offsets,
+            change.operand_reverse_indices);
+    set_csr(restrict_rows(users, rows, before), change.user_offsets, change.user_indices);
+    set_csr(restrict_rows(operands, before, rows), change.user_reverse_offsets,
+            change.user_reverse_indices);
+    change.operand_scale = inverse_degrees(operands, rows);
+    change.user_scale = inverse_degrees(users, rows);
     plan.layers.push_back(std::move(layer));
   }
   return plan;
