@@ -11,37 +11,6 @@ namespace {
 
 const char* kWhere = "mean_aggregate";
 
-void check_csr(const torch::Tensor& offsets, const torch::Tensor& indices, int64_t rows,
-               int64_t num_targets, const std::string& name) {
-  check_data(offsets.defined() && indices.defined(), kWhere, name, "undefined tensor");
-  check_data(offsets.scalar_type() == torch::kLong && indices.scalar_type() == torch::kLong, kWhere,
-             name, "offsets and indices must be int64");
-  check_data(offsets.dim() == 1 && indices.dim() == 1, kWhere, name,
-             "offsets and indices must be 1-D");
-  check_data(offsets.is_contiguous() && indices.is_contiguous(), kWhere, name,
-             "must be contiguous");
-  check_data(offsets.device().is_cpu() && indices.device().is_cpu(), kWhere, name,
-             "must be on the CPU");
-  if (rows >= 0) {
-    check_data(offsets.size(0) == rows + 1, kWhere, name,
-               "offsets has " + std::to_string(offsets.size(0)) + " entries, expected " +
-                   std::to_string(rows + 1));
-  }
-  check_data(offsets.size(0) >= 1, kWhere, name, "offsets must have at least one entry");
-  const int64_t* off = offsets.data_ptr<int64_t>();
-  const int64_t n = offsets.size(0) - 1;
-  check_data(off[0] == 0 && off[n] == indices.size(0), kWhere, name,
-             "offsets must start at 0 and end at the number of indices");
-  for (int64_t r = 0; r < n; ++r)
-    check_data(off[r] <= off[r + 1], kWhere, name, "offsets decrease");
-  const int64_t* idx = indices.data_ptr<int64_t>();
-  for (int64_t k = 0; k < indices.size(0); ++k) {
-    check_data(idx[k] >= 0 && idx[k] < num_targets, kWhere, name,
-               "index " + std::to_string(idx[k]) + " out of range [0, " +
-                   std::to_string(num_targets) + ")");
-  }
-}
-
 template <typename T>
 void neighbour_sum_kernel(const T* in, int64_t width, const int64_t* off, const int64_t* idx,
                           const double* source_weights, bool divide_by_degree, int64_t rows,
@@ -112,6 +81,35 @@ class MeanAggregateFunction : public torch::autograd::Function<MeanAggregateFunc
 
 }  // namespace
 
+void check_csr(const char* where, const torch::Tensor& offsets, const torch::Tensor& indices,
+               int64_t rows, int64_t num_targets, const std::string& name) {
+  check_data(offsets.defined() && indices.defined(), where, name, "undefined tensor");
+  check_data(offsets.scalar_type() == torch::kLong && indices.scalar_type() == torch::kLong, where,
+             name, "offsets and indices must be int64");
+  check_data(offsets.dim() == 1 && indices.dim() == 1, where, name,
+             "offsets and indices must be 1-D");
+  check_data(offsets.is_contiguous() && indices.is_contiguous(), where, name, "must be contiguous");
+  check_data(offsets.device().is_cpu() && indices.device().is_cpu(), where, name,
+             "must be on the CPU");
+  if (rows >= 0) {
+    check_data(offsets.size(0) == rows + 1, where, name,
+               "offsets has " + std::to_string(offsets.size(0)) + " entries, expected " +
+                   std::to_string(rows + 1));
+  }
+  check_data(offsets.size(0) >= 1, where, name, "offsets must have at least one entry");
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  const int64_t n = offsets.size(0) - 1;
+  check_data(off[0] == 0 && off[n] == indices.size(0), where, name,
+             "offsets must start at 0 and end at the number of indices");
+  for (int64_t r = 0; r < n; ++r) check_data(off[r] <= off[r + 1], where, name, "offsets decrease");
+  const int64_t* idx = indices.data_ptr<int64_t>();
+  for (int64_t k = 0; k < indices.size(0); ++k) {
+    check_data(idx[k] >= 0 && idx[k] < num_targets, where, name,
+               "index " + std::to_string(idx[k]) + " out of range [0, " +
+                   std::to_string(num_targets) + ")");
+  }
+}
+
 void check_aggregate_inputs(const torch::Tensor& input, const torch::Tensor& offsets,
                             const torch::Tensor& indices, const torch::Tensor& reverse_offsets,
                             const torch::Tensor& reverse_indices) {
@@ -126,8 +124,9 @@ void check_aggregate_inputs(const torch::Tensor& input, const torch::Tensor& off
   check_data(offsets.defined() && offsets.dim() == 1 && offsets.size(0) >= 1, kWhere, "offsets",
              "expected [num_out + 1] entries");
   const int64_t num_out = offsets.size(0) - 1;
-  check_csr(offsets, indices, num_out, num_in, "offsets/indices");
-  check_csr(reverse_offsets, reverse_indices, num_in, num_out, "reverse_offsets/reverse_indices");
+  check_csr(kWhere, offsets, indices, num_out, num_in, "offsets/indices");
+  check_csr(kWhere, reverse_offsets, reverse_indices, num_in, num_out,
+            "reverse_offsets/reverse_indices");
   check_data(indices.size(0) == reverse_indices.size(0), kWhere, "reverse_indices",
              "the reverse CSR must have as many entries as the forward one");
 }

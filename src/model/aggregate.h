@@ -5,6 +5,8 @@
 
 #include <torch/torch.h>
 
+#include <string>
+
 namespace graphcost::model {
 
 // Row r of the result is the mean of input rows indices[offsets[r] .. offsets[r+1]) (zeros for a
@@ -21,6 +23,12 @@ torch::Tensor mean_aggregate(const torch::Tensor& input, const torch::Tensor& of
 void weighted_neighbour_sum(const torch::Tensor& input, const torch::Tensor& offsets,
                             const torch::Tensor& indices, const double* source_weights,
                             bool divide_by_degree, torch::Tensor& out);
+
+// Checks one CSR: int64, 1-D, contiguous, on the CPU; `rows` + 1 non-decreasing offsets (any
+// number when rows < 0) from 0 to the number of indices; indices in [0, num_targets). Throws
+// graphcost::Error naming `where` and `name`.
+void check_csr(const char* where, const torch::Tensor& offsets, const torch::Tensor& indices,
+               int64_t rows, int64_t num_targets, const std::string& name);
 
 // Checks the arguments of mean_aggregate; throws graphcost::Error naming the bad one.
 void check_aggregate_inputs(const torch::Tensor& input, const torch::Tensor& offsets,

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/aggregate.h"
 
 namespace graphcost::model {
 
@@ -103,24 +104,6 @@ RowShape row_shape(const torch::Tensor& projected) {
   return shape;
 }
 
-void check_csr_pair(const torch::Tensor& offsets, const torch::Tensor& indices, int64_t rows,
-                    int64_t targets, const std::string& name) {
-  check_data(offsets.defined() && indices.defined() && offsets.scalar_type() == torch::kLong &&
-                 indices.scalar_type() == torch::kLong && offsets.is_contiguous() &&
-                 indices.is_contiguous() && offsets.dim() == 1 && indices.dim() == 1 &&
-                 offsets.size(0) == rows + 1,
-             kWhere, name, "expected contiguous int64 offsets of " + std::to_string(rows + 1));
-  const int64_t* off = offsets.data_ptr<int64_t>();
-  check_data(off[0] == 0 && off[rows] == indices.size(0), kWhere, name,
-             "offsets must start at 0 and end at the number of indices");
-  for (int64_t r = 0; r < rows; ++r) check_data(off[r] <= off[r + 1], kWhere, name, "offsets decrease");
-  const int64_t* idx = indices.data_ptr<int64_t>();
-  for (int64_t k = 0; k < indices.size(0); ++k)
-    check_data(idx[k] >= 0 && idx[k] < targets, kWhere, name,
-               "index " + std::to_string(idx[k]) + " out of range [0, " + std::to_string(targets) +
-                   ")");
-}
-
 class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregateFunction> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx,
@@ -176,11 +159,12 @@ torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& 
              kWhere, "projected", "expected a contiguous float32 CPU tensor [before, (S,) 3H]");
   const int64_t before = projected.size(0);
   check_data(rows >= before, kWhere, "rows", "fewer output rows than changed rows");
-  check_csr_pair(csr.operand_offsets, csr.operand_indices, rows, before, "operand");
-  check_csr_pair(csr.user_offsets, csr.user_indices, rows, before, "user");
-  check_csr_pair(csr.operand_reverse_offsets, csr.operand_reverse_indices, before, rows,
-                 "operand_reverse");
-  check_csr_pair(csr.user_reverse_offsets, csr.user_reverse_indices, before, rows, "user_reverse");
+  check_csr(kWhere, csr.operand_offsets, csr.operand_indices, rows, before, "operand");
+  check_csr(kWhere, csr.user_offsets, csr.user_indices, rows, before, "user");
+  check_csr(kWhere, csr.operand_reverse_offsets, csr.operand_reverse_indices, before, rows,
+            "operand_reverse");
+  check_csr(kWhere, csr.user_reverse_offsets, csr.user_reverse_indices, before, rows,
+            "user_reverse");
   for (const torch::Tensor* scale : {&csr.operand_scale, &csr.user_scale})
     check_data(scale->defined() && scale->scalar_type() == torch::kDouble && scale->dim() == 1 &&
                    scale->size(0) == rows && scale->is_contiguous(),
