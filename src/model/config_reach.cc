@@ -56,6 +56,19 @@ void set_csr(const CsrVectors& csr, torch::Tensor& offsets, torch::Tensor& indic
   indices = to_tensor(csr.indices);
 }
 
+// The operand and user CSRs of output rows [0, rows) reading input rows [0, inputs), and their
+// reverses (input rows -> output rows), into a ReachLayerCsr or a ChangeCsr.
+template <typename LayerCsr>
+void set_layer_csrs(const CsrVectors& operands, const CsrVectors& users, int64_t rows,
+                    int64_t inputs, LayerCsr& out) {
+  set_csr(restrict_rows(operands, rows, inputs), out.operand_offsets, out.operand_indices);
+  set_csr(restrict_rows(users, inputs, rows), out.operand_reverse_offsets,
+          out.operand_reverse_indices);
+  set_csr(restrict_rows(users, rows, inputs), out.user_offsets, out.user_indices);
+  set_csr(restrict_rows(operands, inputs, rows), out.user_reverse_offsets,
+          out.user_reverse_indices);
+}
+
 // 1 / degree of rows [0, rows) of csr (0 for a row without entries), float64.
 torch::Tensor inverse_degrees(const CsrVectors& csr, int64_t rows) {
   torch::Tensor t = torch::empty({rows}, torch::kDouble);
@@ -135,27 +148,15 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
   const CsrVectors users = relabel(graph.user_offsets, graph.user_indices, order, label_of);
   for (int64_t l = 1; l <= num_layers; ++l) {
     const int64_t rows = plan.reach[l], inputs = plan.reach[l + 1];
-    // Every neighbour of a node within l hops is within l + 1 hops, so restricting rows
-    // suffices for the forward CSRs; the reverse ones drop entries pointing past the rows.
+    // Every neighbour of a node within l hops is within l + 1 hops, so the forward CSRs keep
+    // every entry of their rows; the reverse ones drop entries pointing past the rows.
     ReachLayerCsr layer;
-    set_csr(restrict_rows(operands, rows, n), layer.operand_offsets, layer.operand_indices);
-    set_csr(restrict_rows(users, inputs, rows), layer.operand_reverse_offsets,
-            layer.operand_reverse_indices);
-    set_csr(restrict_rows(users, rows, n), layer.user_offsets, layer.user_indices);
-    set_csr(restrict_rows(operands, inputs, rows), layer.user_reverse_offsets,
-            layer.user_reverse_indices);
+    set_layer_csrs(operands, users, rows, inputs, layer);
     // The change entering layer l sits on the rows reached before it: the same CSRs with inputs
     // restricted to those rows, and the full degrees as scales.
-    const int64_t before = plan.reach[l - 1];
-    ChangeCsr& change = layer.change;
-    set_csr(restrict_rows(operands, rows, before), change.operand_offsets, change.operand_indices);
-    set_csr(restrict_rows(users, before, rows), change.operand_reverse_offsets,
-            change.operand_reverse_indices);
-    set_csr(restrict_rows(users, rows, before), change.user_offsets, change.user_indices);
-    set_csr(restrict_rows(operands, before, rows), change.user_reverse_offsets,
-            change.user_reverse_indices);
-    change.operand_scale = inverse_degrees(operands, rows);
-    change.user_scale = inverse_degrees(users, rows);
+    set_layer_csrs(operands, users, rows, plan.reach[l - 1], layer.change);
+    layer.change.operand_scale = inverse_degrees(operands, rows);
+    layer.change.user_scale = inverse_degrees(users, rows);
     plan.layers.push_back(std::move(layer));
   }
   return plan;
