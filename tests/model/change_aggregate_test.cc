@@ -40,7 +40,9 @@ class ChangeAggregate : public ::testing::Test {
 TEST_F(ChangeAggregate, EqualsPaddedMeanAggregationForwardAndBackward) {
   for (size_t l = 1; l <= 3; ++l) {
     const int64_t before = plan.reach[l - 1], rows = plan.reach[l], inputs = plan.reach[l + 1];
-    if (l < 3) ASSERT_LT(before, rows) << "the test graph should spread the change at layer " << l;
+    if (l < 3) {
+      ASSERT_LT(before, rows) << "the test graph should spread the change at layer " << l;
+    }
     torch::manual_seed(static_cast<int64_t>(l));
     const torch::Tensor p0 = torch::randn({before, 4, 3 * 5});
     torch::Tensor p = p0.clone().requires_grad_(true), q = p0.clone().requires_grad_(true);
