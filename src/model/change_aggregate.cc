@@ -30,8 +30,8 @@ void add_block(const T* in, const RowShape& shape, int64_t block, double scale, 
 }
 
 template <typename T>
-void forward_kernel(const T* p, const RowShape& shape, int64_t before, int64_t rows,
-                    const ChangeCsr& csr, T* out) {
+void forward_kernel(const T* p, const T* base, const RowShape& shape, int64_t before,
+                    int64_t rows, const ChangeCsr& csr, T* out) {
   const int64_t* op_off = csr.operand_offsets.data_ptr<int64_t>();
   const int64_t* op_idx = csr.operand_indices.data_ptr<int64_t>();
   const int64_t* us_off = csr.user_offsets.data_ptr<int64_t>();
@@ -44,7 +44,14 @@ void forward_kernel(const T* p, const RowShape& shape, int64_t before, int64_t r
     std::vector<double> acc(static_cast<size_t>(out_row));
 #pragma omp for schedule(dynamic, 64)
     for (int64_t r = 0; r < rows; ++r) {
-      std::fill(acc.begin(), acc.end(), 0.0);
+      if (base == nullptr) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+      } else {
+        const T* b = base + r * shape.width;
+        for (int64_t g = 0; g < shape.groups; ++g)
+          for (int64_t c = 0; c < shape.width; ++c)
+            acc[g * shape.width + c] = static_cast<double>(b[c]);
+      }
       if (r < before) add_block(p + r * in_row, shape, 0, 1.0, acc.data());
       for (int64_t k = op_off[r]; k < op_off[r + 1]; ++k)
         add_block(p + op_idx[k] * in_row, shape, 1, op_scale[r], acc.data());
@@ -57,6 +64,25 @@ void forward_kernel(const T* p, const RowShape& shape, int64_t before, int64_t r
 }
 
 // grad_p[j] = (grad[j], sum over op-users r of op_scale[r] grad[r], same over user-operands).
+// grad_base[r] = sum over the groups of grad[r] (the base is broadcast over them).
+template <typename T>
+void base_backward_kernel(const T* grad, const RowShape& shape, int64_t rows, T* grad_base) {
+  const int64_t out_row = shape.out_row(), w = shape.width;
+#pragma omp parallel
+  {
+    std::vector<double> acc(static_cast<size_t>(w));
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const T* g = grad + r * out_row;
+      for (int64_t k = 0; k < shape.groups; ++k)
+        for (int64_t c = 0; c < w; ++c) acc[c] += static_cast<double>(g[k * w + c]);
+      T* o = grad_base + r * w;
+      for (int64_t c = 0; c < w; ++c) o[c] = static_cast<T>(acc[c]);
+    }
+  }
+}
+
 template <typename T>
 void backward_kernel(const T* grad, const RowShape& shape, int64_t before, const ChangeCsr& csr,
                      T* grad_p) {
@@ -107,7 +133,8 @@ RowShape row_shape(const torch::Tensor& projected) {
 class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregateFunction> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx,
-                               const torch::Tensor& projected, const ChangeCsr* csr, int64_t rows) {
+                               const torch::Tensor& projected, const torch::Tensor& base,
+                               const ChangeCsr* csr, int64_t rows) {
     // The backward needs the reverse CSRs and the scales; the plan holding them may be gone by
     // then, so the context keeps its own references.
     ctx->saved_data["operand_reverse_offsets"] = csr->operand_reverse_offsets;
@@ -117,13 +144,15 @@ class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregate
     ctx->saved_data["operand_scale"] = csr->operand_scale;
     ctx->saved_data["user_scale"] = csr->user_scale;
     ctx->saved_data["before"] = projected.size(0);
+    const bool has_base = base.numel() > 0;
+    ctx->saved_data["has_base"] = has_base;
     const RowShape shape = row_shape(projected);
     std::vector<int64_t> out_shape = projected.sizes().vec();
     out_shape[0] = rows;
     out_shape.back() = shape.width;
     torch::Tensor out = torch::empty(out_shape, projected.options());
-    forward_kernel(projected.data_ptr<float>(), shape, projected.size(0), rows, *csr,
-                   out.data_ptr<float>());
+    forward_kernel(projected.data_ptr<float>(), has_base ? base.data_ptr<float>() : nullptr,
+                   shape, projected.size(0), rows, *csr, out.data_ptr<float>());
     return out;
   }
 
@@ -146,13 +175,19 @@ class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregate
     in_shape.back() = 3 * shape.width;
     torch::Tensor grad_p = torch::empty(in_shape, grad.options());
     backward_kernel(grad.data_ptr<float>(), shape, before, csr, grad_p.data_ptr<float>());
-    return {grad_p, torch::Tensor(), torch::Tensor()};
+    torch::Tensor grad_base;
+    if (ctx->saved_data["has_base"].toBool()) {
+      grad_base = torch::empty({grad.size(0), shape.width}, grad.options());
+      base_backward_kernel(grad.data_ptr<float>(), shape, grad.size(0), grad_base.data_ptr<float>());
+    }
+    return {grad_p, grad_base, torch::Tensor(), torch::Tensor()};
   }
 };
 
 }  // namespace
 
-torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& csr, int64_t rows) {
+torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& csr, int64_t rows,
+                               const torch::Tensor& base) {
   check_data(projected.defined() && (projected.dim() == 2 || projected.dim() == 3) &&
                  projected.size(-1) % 3 == 0 && projected.scalar_type() == torch::kFloat &&
                  projected.is_contiguous() && projected.device().is_cpu(),
@@ -169,7 +204,15 @@ torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& 
     check_data(scale->defined() && scale->scalar_type() == torch::kDouble && scale->dim() == 1 &&
                    scale->size(0) == rows && scale->is_contiguous(),
                kWhere, "scale", "expected contiguous float64 [rows]");
-  return ChangeAggregateFunction::apply(projected, &csr, rows);
+  if (base.defined()) {
+    check_data(base.scalar_type() == torch::kFloat && base.dim() == 2 && base.size(0) == rows &&
+                   base.size(1) == projected.size(-1) / 3 && base.is_contiguous() &&
+                   base.device().is_cpu(),
+               kWhere, "base", "expected a contiguous float32 CPU tensor [rows, H]");
+  }
+  // An autograd input must be a defined tensor: no base travels as an empty one.
+  return ChangeAggregateFunction::apply(projected, base.defined() ? base : torch::empty({0}),
+                                        &csr, rows);
 }
 
 }  // namespace graphcost::model

@@ -26,7 +26,11 @@ struct ChangeCsr {
 };
 
 // projected: [before, S, 3H] (or [before, 3H]) float, contiguous. Result [rows, S, H]
-// (or [rows, H]), differentiable in projected. Bad shapes throw graphcost::Error.
-torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& csr, int64_t rows);
+// (or [rows, H]), differentiable in projected. When `base` ([rows, H] float, contiguous) is
+// given, base[r] is added to every configuration's row r in the same pass (the layer's shared
+// pre-activation; differentiable in base too), which saves a broadcast add over [rows, S, H] and
+// its backward. Bad shapes throw graphcost::Error.
+torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& csr, int64_t rows,
+                               const torch::Tensor& base = {});
 
 }  // namespace graphcost::model

@@ -98,8 +98,9 @@ torch::Tensor pre_activation_with_change(const ConfigReachPlan& plan, size_t l,
                                          const torch::Tensor& shared_pre,
                                          const torch::Tensor& projected) {
   const int64_t rows = plan.reach[l];
-  return shared_pre.index_select(0, plan.order.narrow(0, 0, rows)).unsqueeze(1) +
-         change_aggregate(projected.contiguous(), plan.layers[l - 1].change, rows);
+  // The shared rows are added inside the aggregation's pass over [rows, S, H].
+  return change_aggregate(projected.contiguous(), plan.layers[l - 1].change, rows,
+                          shared_pre.index_select(0, plan.order.narrow(0, 0, rows)));
 }
 
 }  // namespace

@@ -57,6 +57,33 @@ TEST_F(ChangeAggregate, EqualsPaddedMeanAggregationForwardAndBackward) {
   }
 }
 
+TEST_F(ChangeAggregate, BaseIsAddedToEveryConfigurationForwardAndBackward) {
+  // The fused base equals adding it afterwards, broadcast over the configurations; its gradient
+  // is the upstream gradient summed over them.
+  for (size_t l = 1; l <= 3; ++l) {
+    const int64_t before = plan.reach[l - 1], rows = plan.reach[l];
+    torch::manual_seed(static_cast<int64_t>(10 + l));
+    const torch::Tensor p0 = torch::randn({before, 4, 3 * 5}), b0 = torch::randn({rows, 5});
+    torch::Tensor p = p0.clone().requires_grad_(true), q = p0.clone().requires_grad_(true);
+    torch::Tensor b = b0.clone().requires_grad_(true), c = b0.clone().requires_grad_(true);
+    const torch::Tensor fused = change_aggregate(p, plan.layers[l - 1].change, rows, b);
+    const torch::Tensor reference =
+        change_aggregate(q, plan.layers[l - 1].change, rows) + c.unsqueeze(1);
+    EXPECT_TRUE(torch::allclose(fused, reference, 1e-6, 1e-6)) << "layer " << l;
+    const torch::Tensor upstream = torch::randn(reference.sizes());
+    (fused * upstream).sum().backward();
+    (reference * upstream).sum().backward();
+    EXPECT_TRUE(torch::allclose(p.grad(), q.grad(), 1e-6, 1e-6)) << "layer " << l;
+    ASSERT_TRUE(b.grad().defined());
+    EXPECT_TRUE(torch::allclose(b.grad(), upstream.sum(1), 1e-5, 1e-5)) << "layer " << l;
+  }
+  // 2-D (one configuration): the base is added once.
+  const int64_t before = plan.reach[0], rows = plan.reach[1];
+  const torch::Tensor p2 = torch::randn({before, 6}), b2 = torch::randn({rows, 2});
+  EXPECT_TRUE(torch::allclose(change_aggregate(p2, plan.layers[0].change, rows, b2),
+                              change_aggregate(p2, plan.layers[0].change, rows) + b2));
+}
+
 TEST_F(ChangeAggregate, HandCheckedOnAChainOfThree) {
   // 0 <- 1 <- 2 (node 1 reads node 0, node 2 reads node 1); node 1 configurable. Labels: 1 first
   // (0 hops), then 0 and 2 (1 hop). One configuration, H = 1: P = [self, op, user] of node 1.
@@ -85,6 +112,15 @@ TEST_F(ChangeAggregate, BadInputIsAnError) {
   EXPECT_THROW(change_aggregate(torch::zeros({before + 1, 2, 6}), csr, rows), Error);
   EXPECT_THROW(change_aggregate(torch::zeros({before, 2, 6}, torch::kDouble), csr, rows), Error);
   EXPECT_NO_THROW(change_aggregate(torch::zeros({before, 2, 6}), csr, rows));
+  // base: [rows, H] float
+  EXPECT_THROW(change_aggregate(torch::zeros({before, 2, 6}), csr, rows, torch::zeros({rows, 3})),
+               Error);
+  EXPECT_THROW(
+      change_aggregate(torch::zeros({before, 2, 6}), csr, rows, torch::zeros({rows + 1, 2})),
+      Error);
+  EXPECT_THROW(change_aggregate(torch::zeros({before, 2, 6}), csr, rows,
+                                torch::zeros({rows, 2}, torch::kDouble)),
+               Error);
 }
 
 }  // namespace
