@@ -68,17 +68,22 @@ TEST(RankerDelta, ChangeFromTheSharedStateMatchesDenseForwardAndGradients) {
   const ConfigReachPlan plan = plan_config_reach(tensors, 4, false);
   for (size_t l = 2; l <= 4; ++l) ASSERT_LE(plan.reach[l - 1] * 10, plan.reach[l] * 9) << l;
   ASSERT_LT(plan.reach[4], tensors.num_nodes);
-  Ranker model(options);
   const Slate slate = testing::random_layout_slate(tensors, 5, 7);
-  for (bool with_constant : {true, false}) {
-    torch::Tensor sparse = model->forward(slate, with_constant);
-    torch::Tensor dense = model->forward_dense(slate);
-    if (!with_constant) {  // one constant per graph apart
-      sparse = sparse - sparse[0];
-      dense = dense - dense[0];
+  // The delta path is exact only if it differentiates each activation correctly.
+  for (const char* activation : {"leaky_relu", "relu", "tanh", "gelu"}) {
+    SCOPED_TRACE(activation);
+    options.activation = activation;
+    Ranker model(options);
+    for (bool with_constant : {true, false}) {
+      torch::Tensor sparse = model->forward(slate, with_constant);
+      torch::Tensor dense = model->forward_dense(slate);
+      if (!with_constant) {  // one constant per graph apart
+        sparse = sparse - sparse[0];
+        dense = dense - dense[0];
+      }
+      testing::expect_same_scores_and_gradients(
+          model, sparse, dense, torch::tensor({1.0f, -2.0f, 0.5f, 3.0f, -1.0f}));
     }
-    testing::expect_same_scores_and_gradients(
-        model, sparse, dense, torch::tensor({1.0f, -2.0f, 0.5f, 3.0f, -1.0f}));
   }
 }
 
