@@ -6,7 +6,9 @@ measurements of the same configurations and a pair (i, j) is ordered wrongly by 
 with probability p_ij, the two measurements disagree on it with probability 2 p_ij (1 - p_ij).
 Solving for p and using that p(d) = (1 - sqrt(1 - 2d)) / 2 is convex, the tau of the *true*
 runtimes against one measurement is at most sqrt(tau(m1, m2)) (Jensen; ties count as in tau-b,
-so this is approximate). No ranker, however good, can expect more against a measurement.
+so this is approximate). No ranker, however good, can expect more against a measurement. The
+argument needs independent measurements: repeats taken close together share the session's drift
+and agree more, so --min-gap keeps only repeats far apart in the file.
 
 Prints `figure: name: value unit` lines: the repeat agreement and the bound, over all repeated
 configurations and within the fast group; with --predictions (a run's valid_predictions.jsonl on
@@ -50,28 +52,44 @@ def main():
     parser.add_argument("--data", required=True, help="the layout .npz with repeated measurements")
     parser.add_argument("--predictions", help="a run's valid_predictions.jsonl (one graph)")
     parser.add_argument("--valid", help="the split's valid .npz the predictions are for")
+    parser.add_argument("--min-gap", type=int, default=0,
+                        help="use only repeats at least this many records apart in the file "
+                             "(measurements close in time share drift, which inflates the bound)")
     parser.add_argument("--fast", type=float, default=1.01,
                         help="the fast group: runtime below this times the fastest (default 1.01)")
     args = parser.parse_args()
     if (args.predictions is None) != (args.valid is None):
         sys.exit("alexnet_ceiling: error: --predictions and --valid go together")
 
-    data = np.load(args.data)
-    features = data["node_config_feat"]
-    runtime = data["config_runtime"].astype(np.float64)
+    def load(path, *keys):
+        try:
+            data = np.load(path)
+            return [data[key] for key in keys]
+        except (OSError, ValueError, KeyError) as error:
+            sys.exit(f"alexnet_ceiling: error: {path}: {error}")
+
+    features, runtime = load(args.data, "node_config_feat", "config_runtime")
+    runtime = runtime.astype(np.float64)
     keys = [row.tobytes() for row in features.reshape(features.shape[0], -1)]
-    measurements = {}
+    positions = {}
     for i, key in enumerate(keys):
-        measurements.setdefault(key, []).append(runtime[i])
-    repeated = [key for key, values in measurements.items() if len(values) >= 2]
+        positions.setdefault(key, []).append(i)
+    # The first two measurements of each configuration measured twice at least min_gap apart.
+    measurements = {}
+    for key, where in positions.items():
+        later = [i for i in where[1:] if i - where[0] >= args.min_gap]
+        if later:
+            measurements[key] = [runtime[where[0]], runtime[later[0]]]
+    repeated = list(measurements)
     if len(repeated) < 3:
         sys.exit(f"alexnet_ceiling: error: {args.data}: fewer than 3 configurations measured twice")
     m1 = np.array([measurements[k][0] for k in repeated])
     m2 = np.array([measurements[k][1] for k in repeated])
     fastest = runtime.min()
     fast = np.maximum(m1, m2) < args.fast * fastest
-    print(f"alexnet_ceiling: {len(measurements)} distinct configurations of {len(keys)}, "
-          f"{len(repeated)} measured at least twice, {int(fast.sum())} of them in the fast group",
+    print(f"alexnet_ceiling: {len(positions)} distinct configurations of {len(keys)}, "
+          f"{len(repeated)} measured twice at least {args.min_gap} records apart, "
+          f"{int(fast.sum())} of them in the fast group",
           file=sys.stderr)
     relative = np.abs(m1 - m2) / np.minimum(m1, m2)
     print(f"figure: repeat_relative_difference_median: {np.median(relative):.5f} ratio")
@@ -81,13 +99,16 @@ def main():
         print(f"figure: oracle_tau_bound_{name}: {bound(tau):.4f} tau")
 
     if args.predictions:
-        valid = np.load(args.valid)
-        vf = valid["node_config_feat"]
+        (vf,) = load(args.valid, "node_config_feat")
         position = {row.tobytes(): i for i, row in enumerate(vf.reshape(vf.shape[0], -1))}
-        with open(args.predictions) as f:
-            record = json.loads(f.readline())
-        scores = np.full(vf.shape[0], np.nan)
-        scores[np.asarray(record["config_indices"])] = np.asarray(record["predicted"], dtype=np.float64)
+        try:
+            with open(args.predictions) as f:
+                record = json.loads(f.readline())
+            scores = np.full(vf.shape[0], np.nan)
+            scores[np.asarray(record["config_indices"])] = np.asarray(record["predicted"],
+                                                                       dtype=np.float64)
+        except (OSError, ValueError, KeyError, IndexError) as error:
+            sys.exit(f"alexnet_ceiling: error: {args.predictions}: {error!r}")
         chosen = [i for i, k in enumerate(repeated) if k in position]
         if len(chosen) < 3:
             sys.exit("alexnet_ceiling: error: fewer than 3 repeated configurations are in --valid")
