@@ -39,7 +39,8 @@ def kendall_tau_b(x, y, chunk=1024):
         discordant += int((product < 0).sum())
         ties_x += int(((dx == 0) & (dy != 0))[upper].sum())
         ties_y += int(((dy == 0) & (dx != 0))[upper].sum())
-    denominator = np.sqrt(float(concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    pairs = concordant + discordant
+    denominator = np.sqrt(float(pairs + ties_x) * (pairs + ties_y))
     return (concordant - discordant) / denominator if denominator > 0 else float("nan")
 
 
@@ -115,7 +116,8 @@ def main():
         chosen = np.array(chosen)
         predicted = scores[[position[repeated[i]] for i in chosen]]
         if np.isnan(predicted).any():
-            sys.exit(f"alexnet_ceiling: error: {args.predictions} has no score for some configurations")
+            sys.exit(f"alexnet_ceiling: error: {args.predictions}: "
+                     "no score for some configurations")
         # Scores: higher = slower (graphcost predicts runtime order), as eval uses them.
         for name, mask in (("all", np.ones(len(chosen), bool)), ("fast", fast[chosen])):
             a, b, p = m1[chosen][mask], m2[chosen][mask], predicted[mask]

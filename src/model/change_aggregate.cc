@@ -63,7 +63,6 @@ void forward_kernel(const T* p, const T* base, const RowShape& shape, int64_t be
   }
 }
 
-// grad_p[j] = (grad[j], sum over op-users r of op_scale[r] grad[r], same over user-operands).
 // grad_base[r] = sum over the groups of grad[r] (the base is broadcast over them).
 template <typename T>
 void base_backward_kernel(const T* grad, const RowShape& shape, int64_t rows, T* grad_base) {
@@ -83,6 +82,7 @@ void base_backward_kernel(const T* grad, const RowShape& shape, int64_t rows, T*
   }
 }
 
+// grad_p[j] = (grad[j], sum over op-users r of op_scale[r] grad[r], same over user-operands).
 template <typename T>
 void backward_kernel(const T* grad, const RowShape& shape, int64_t before, const ChangeCsr& csr,
                      T* grad_p) {
@@ -178,7 +178,8 @@ class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregate
     torch::Tensor grad_base;
     if (ctx->saved_data["has_base"].toBool()) {
       grad_base = torch::empty({grad.size(0), shape.width}, grad.options());
-      base_backward_kernel(grad.data_ptr<float>(), shape, grad.size(0), grad_base.data_ptr<float>());
+      base_backward_kernel(grad.data_ptr<float>(), shape, grad.size(0),
+                           grad_base.data_ptr<float>());
     }
     return {grad_p, grad_base, torch::Tensor(), torch::Tensor()};
   }
