@@ -145,7 +145,6 @@ class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregate
     ctx->saved_data["user_scale"] = csr->user_scale;
     ctx->saved_data["before"] = projected.size(0);
     const bool has_base = base.numel() > 0;
-    ctx->saved_data["has_base"] = has_base;
     const RowShape shape = row_shape(projected);
     std::vector<int64_t> out_shape = projected.sizes().vec();
     out_shape[0] = rows;
@@ -176,7 +175,7 @@ class ChangeAggregateFunction : public torch::autograd::Function<ChangeAggregate
     torch::Tensor grad_p = torch::empty(in_shape, grad.options());
     backward_kernel(grad.data_ptr<float>(), shape, before, csr, grad_p.data_ptr<float>());
     torch::Tensor grad_base;
-    if (ctx->saved_data["has_base"].toBool()) {
+    if (ctx->needs_input_grad(1)) {  // never for the empty "no base" tensor
       grad_base = torch::empty({grad.size(0), shape.width}, grad.options());
       base_backward_kernel(grad.data_ptr<float>(), shape, grad.size(0),
                            grad_base.data_ptr<float>());
