@@ -48,6 +48,32 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+// A row of a submission file as text: the ID and the TopConfigs field.
+struct RawRow {
+  std::string id;
+  std::string top_configs;
+};
+
+// The rows of a submission file, after checking its header and that each row is 'ID,TopConfigs'
+// with both fields non-empty; empty lines are skipped.
+std::vector<RawRow> read_rows(const std::string& path) {
+  std::vector<std::string> lines = split_lines(read_file(path));
+  check_data(!lines.empty() && lines[0] == kHeader, path, "header",
+             "expected '" + std::string(kHeader) + "'");
+  std::vector<RawRow> rows;
+  for (size_t n = 1; n < lines.size(); ++n) {
+    const std::string& line = lines[n];
+    if (line.empty()) continue;
+    const size_t comma = line.find(',');
+    check_data(comma != std::string::npos && comma > 0 &&
+                   line.find(',', comma + 1) == std::string::npos && comma + 1 < line.size(),
+               path, "line " + std::to_string(n + 1),
+               "expected 'ID,TopConfigs', got '" + line + "'");
+    rows.push_back({line.substr(0, comma), line.substr(comma + 1)});
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::string submission_id(const std::string& collection_id, const std::string& stem) {
@@ -94,24 +120,69 @@ void merge_submissions(const std::vector<std::string>& inputs, const std::string
   std::string text = std::string(kHeader) + "\n";
   std::map<std::string, std::string> first_file_of_id;
   for (const std::string& input : inputs) {
-    std::vector<std::string> lines = split_lines(read_file(input));
-    check_data(!lines.empty() && lines[0] == kHeader, input, "header",
-               "expected '" + std::string(kHeader) + "'");
-    for (size_t n = 1; n < lines.size(); ++n) {
-      const std::string& line = lines[n];
-      const std::string where = "line " + std::to_string(n + 1);
-      if (line.empty()) continue;
-      const size_t comma = line.find(',');
-      check_data(comma != std::string::npos && comma > 0 &&
-                     line.find(',', comma + 1) == std::string::npos && comma + 1 < line.size(),
-                 input, where, "expected 'ID,TopConfigs', got '" + line + "'");
-      const std::string id = line.substr(0, comma);
-      auto [it, inserted] = first_file_of_id.emplace(id, input);
-      check_data(inserted, input, id, "duplicate ID (already in " + it->second + ")");
-      text += line + "\n";
+    for (const RawRow& row : read_rows(input)) {
+      auto [it, inserted] = first_file_of_id.emplace(row.id, input);
+      check_data(inserted, input, row.id, "duplicate ID (already in " + it->second + ")");
+      text += row.id + "," + row.top_configs + "\n";
     }
   }
   write_file_atomically(output, text);
+}
+
+std::vector<SubmissionRow> read_submission(const std::string& path) {
+  std::vector<SubmissionRow> rows;
+  std::set<std::string> seen;
+  for (const RawRow& raw : read_rows(path)) {
+    check_data(seen.insert(raw.id).second, path, raw.id, "duplicate ID");
+    SubmissionRow row{raw.id, {}};
+    size_t start = 0;
+    while (start <= raw.top_configs.size()) {
+      size_t end = raw.top_configs.find(';', start);
+      if (end == std::string::npos) end = raw.top_configs.size();
+      const std::string field = raw.top_configs.substr(start, end - start);
+      const bool digits = !field.empty() && field.size() <= 18 &&
+                          field.find_first_not_of("0123456789") == std::string::npos;
+      check_data(digits, path, raw.id,
+                 "configuration index '" + field + "' is not a non-negative integer");
+      row.top_configs.push_back(std::stoll(field));
+      start = end + 1;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::pair<std::string, std::string> split_submission_id(const std::string& id,
+                                                        const std::string& where) {
+  for (const std::string& collection : valid_collection_ids()) {
+    if (id.size() > collection.size() + 1 && id.compare(0, collection.size(), collection) == 0 &&
+        id[collection.size()] == ':') {
+      return {collection, id.substr(collection.size() + 1)};  // no valid id prefixes another
+    }
+  }
+  throw Error(where, id, "not an ID of the five collections (tile:xla:<stem> or "
+              "layout:<xla|nlp>:<default|random>:<stem>)");
+}
+
+std::vector<double> costs_from_ranking(data::ConfigKind kind, const std::vector<int64_t>& ranking,
+                                       int64_t count, const std::string& where) {
+  check_data(!ranking.empty(), where, "TopConfigs", "lists no configuration");
+  const double unlisted = static_cast<double>(ranking.size());
+  std::vector<double> costs(static_cast<size_t>(count), unlisted);
+  for (size_t position = 0; position < ranking.size(); ++position) {
+    const int64_t j = ranking[position];
+    check_data(j >= 0 && j < count, where, "TopConfigs",
+               "index " + std::to_string(j) + " is out of range (" + std::to_string(count) +
+                   " configurations)");
+    check_data(costs[j] == unlisted, where, "TopConfigs",
+               "index " + std::to_string(j) + " is listed twice");
+    costs[j] = static_cast<double>(position);
+  }
+  check_data(kind == data::ConfigKind::Tile || static_cast<int64_t>(ranking.size()) == count,
+             where, "TopConfigs",
+             "a layout ranking must list all " + std::to_string(count) + " configurations, not " +
+                 std::to_string(ranking.size()));
+  return costs;
 }
 
 }  // namespace graphcost::eval

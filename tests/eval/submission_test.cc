@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -102,6 +105,66 @@ TEST(MergeSubmissions, MalformedInputsAreErrors) {
   error_of([&] { merge_submissions({dir + "/empty.csv"}, dir + "/o.csv"); });
   error_of([&] { merge_submissions({dir + "/missing.csv"}, dir + "/o.csv"); });
   error_of([&] { merge_submissions({}, dir + "/o.csv"); });
+}
+
+TEST(ReadSubmission, ReadsBackWhatWasWritten) {
+  const std::string dir = fresh_temp_dir();
+  write_submission(dir + "/a.csv", "layout:xla:random", {{"g", {0.5, 0.1, 0.3}}, {"h", {1, 0}}});
+  const std::vector<SubmissionRow> rows = read_submission(dir + "/a.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].id, "layout:xla:random:g");
+  EXPECT_EQ(rows[0].top_configs, (std::vector<int64_t>{1, 2, 0}));
+  EXPECT_EQ(rows[1].id, "layout:xla:random:h");
+  EXPECT_EQ(rows[1].top_configs, (std::vector<int64_t>{1, 0}));
+}
+
+TEST(ReadSubmission, BadRowsNameTheFileAndId) {
+  const std::string dir = fresh_temp_dir();
+  for (const char* field : {"1;;2", "1;-2", "1;x", "1;", "99999999999999999999"}) {
+    write_file_atomically(dir + "/bad.csv",
+                          std::string("ID,TopConfigs\ntile:xla:k,") + field + "\n");
+    const std::string message = error_of([&] { read_submission(dir + "/bad.csv"); });
+    EXPECT_NE(message.find(dir + "/bad.csv: tile:xla:k"), std::string::npos)
+        << field << ": " << message;
+  }
+  write_file_atomically(dir + "/twice.csv", "ID,TopConfigs\ntile:xla:k,1\ntile:xla:k,0\n");
+  EXPECT_NE(error_of([&] { read_submission(dir + "/twice.csv"); }).find("duplicate ID"),
+            std::string::npos);
+  write_file_atomically(dir + "/header.csv", "id,top\ntile:xla:k,1\n");
+  EXPECT_NE(error_of([&] { read_submission(dir + "/header.csv"); }).find("header"),
+            std::string::npos);
+}
+
+TEST(SplitSubmissionId, CollectionAndStem) {
+  EXPECT_EQ(split_submission_id("tile:xla:conv_A100", "f.csv"),
+            (std::pair<std::string, std::string>{"tile:xla", "conv_A100"}));
+  EXPECT_EQ(split_submission_id("layout:nlp:default:bert:v2", "f.csv"),
+            (std::pair<std::string, std::string>{"layout:nlp:default", "bert:v2"}));
+  for (const char* id : {"layout:xla:g", "tile:xla:", "tile:tpu:k", "layout:xla:random"}) {
+    EXPECT_NE(error_of([&] { split_submission_id(id, "f.csv"); }).find(std::string("f.csv: ") + id),
+              std::string::npos)
+        << id;
+  }
+}
+
+TEST(CostsFromRanking, PositionsThenUnlistedTied) {
+  EXPECT_EQ(costs_from_ranking(data::ConfigKind::Layout, {2, 0, 1}, 3, "f"),
+            (std::vector<double>{1, 2, 0}));
+  EXPECT_EQ(costs_from_ranking(data::ConfigKind::Tile, {3, 1}, 5, "f"),
+            (std::vector<double>{2, 1, 2, 0, 2}));
+  EXPECT_NE(error_of([] {
+              costs_from_ranking(data::ConfigKind::Layout, {1, 0}, 3, "f");
+            }).find("all 3 configurations"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              costs_from_ranking(data::ConfigKind::Tile, {0, 3}, 3, "f");
+            }).find("index 3 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              costs_from_ranking(data::ConfigKind::Layout, {0, 1, 0}, 3, "f");
+            }).find("index 0 is listed twice"),
+            std::string::npos);
+  error_of([] { costs_from_ranking(data::ConfigKind::Tile, {}, 3, "f"); });
 }
 
 }  // namespace
