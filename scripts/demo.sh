@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job on bundled default data: synth -> pack -> train -> eval -> predict -> report,
-# for one layout and the tile collection. Everything goes under OUT_DIR.
+# The main job on bundled default data: synth -> pack -> train -> eval -> predict -> report ->
+# score, for one layout and the tile collection. Everything goes under OUT_DIR.
 set -euo pipefail
 bin=${1:?usage: demo.sh GRAPHCOST_BINARY OUT_DIR}
 out=${2:?usage: demo.sh GRAPHCOST_BINARY OUT_DIR}
@@ -53,5 +53,8 @@ done
 
 echo
 "$bin" submit "${submissions[@]}" --out "$out/submission.csv"
+echo
+echo "== score the submission against the test split (synthetic test files keep their answers)"
+"$bin" score "$out/submission.csv" --data "$data" --split test 2>/dev/null
 echo
 echo "demo done: reports in $out/runs/*/report.html, submission in $out/submission.csv"
