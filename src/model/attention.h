@@ -15,6 +15,10 @@ class SlateAttentionImpl : public torch::nn::Module {
   SlateAttentionImpl(int64_t width, double temperature);
   // e: [S, E] -> [S, 2E]. Permuting the slate permutes the rows; a slate of one attends to itself.
   torch::Tensor forward(const torch::Tensor& e);
+  // Every row of e [N, E] in its own slate with the same anchors [A, E]: row i of the result is
+  // the last row of forward(cat(anchors, e_i)), [N, 2E]. Scores computed this way share one
+  // context, so they compare across slates (model/tta.h, score_configs_anchored).
+  torch::Tensor forward_anchored(const torch::Tensor& e, const torch::Tensor& anchors);
   double temperature() const;
 
  private:

@@ -462,15 +462,20 @@ torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slat
   return pooled;
 }
 
-torch::Tensor RankerImpl::embed(const Slate& slate) {
+torch::Tensor RankerImpl::embed_before_attention(const Slate& slate) {
   const GraphTensors& g = check_slate(slate);
-  torch::Tensor e;
-  if (mlp_) {
-    e = mlp_->forward(g, encode_configs(slate));
-  } else {
-    e = pooled_states(g, slate);
-  }
+  return mlp_ ? mlp_->forward(g, encode_configs(slate)) : pooled_states(g, slate);
+}
+
+torch::Tensor RankerImpl::embed(const Slate& slate) {
+  const torch::Tensor e = embed_before_attention(slate);
   return attention_ ? attention_->forward(e) : e;
+}
+
+torch::Tensor RankerImpl::scores_anchored(const torch::Tensor& e, const torch::Tensor& anchors) {
+  check_data(attention_ && !pairwise_, kWhere, "attention",
+             "anchored scores need a model with attention and the score head");
+  return scores_from_embedding(attention_->forward_anchored(e, anchors));
 }
 
 torch::Tensor RankerImpl::pairwise_logits(const torch::Tensor& a, const torch::Tensor& b) {

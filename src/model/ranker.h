@@ -85,6 +85,12 @@ class RankerImpl : public torch::nn::Module {
   // final node states summed over the nodes; "mlp": the last hidden layer; with attention,
   // followed by the attention layer's output (E doubles).
   torch::Tensor embed(const Slate& slate);
+  // The embedding before the attention layer (embed() without attention): [S, E].
+  torch::Tensor embed_before_attention(const Slate& slate);
+  // With attention and the score head: the scores of configurations whose embeddings before
+  // attention are e [N, E], each in its own slate with the same anchors [A, E] (see
+  // SlateAttentionImpl::forward_anchored): [N].
+  torch::Tensor scores_anchored(const torch::Tensor& e, const torch::Tensor& anchors);
   // Pairwise head: logits of P(a_i faster than b_j) from embeddings a [A, E], b [B, E]: [A, B].
   torch::Tensor pairwise_logits(const torch::Tensor& a, const torch::Tensor& b);
   // Pairwise head: every ordered pair of the slate, [S, S] (antisymmetric).

@@ -1,5 +1,6 @@
 #include "model/tta.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/error.h"
@@ -33,6 +34,41 @@ std::vector<double> score_configs_tta(Ranker& ranker, const GraphTensors& graph,
   }
   for (double& s : sums) s /= static_cast<double>(rounds);
   return sums;
+}
+
+std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& graph,
+                                           const data::ConfigView& configs,
+                                           const std::vector<int64_t>& config_indices,
+                                           int64_t slate_size, int64_t anchors, uint64_t seed) {
+  check_data(anchors >= 1, "anchored scoring", "anchors", "must be at least 1");
+  check_data(slate_size >= 1, "anchored scoring", "slate_size", "must be at least 1");
+  std::vector<int64_t> indices = config_indices;
+  if (indices.empty()) {
+    indices.resize(configs.count);
+    std::iota(indices.begin(), indices.end(), 0);
+  }
+  std::vector<double> scores;
+  if (indices.empty()) return scores;
+  std::vector<int64_t> chosen = indices;
+  Random random = random_stream(seed, 0);
+  random.shuffle(chosen);
+  chosen.resize(std::min<size_t>(chosen.size(), static_cast<size_t>(anchors)));
+  torch::NoGradGuard no_grad;
+  const bool was_training = ranker->is_training();
+  ranker->eval();
+  const torch::Tensor anchor_embeddings =
+      ranker->embed_before_attention(make_slate(graph, configs, chosen));
+  scores.reserve(indices.size());
+  for (size_t start = 0; start < indices.size(); start += slate_size) {
+    const size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
+    const std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
+    const torch::Tensor e = ranker->embed_before_attention(make_slate(graph, configs, chunk));
+    const torch::Tensor out =
+        ranker->scores_anchored(e, anchor_embeddings).to(torch::kFloat64).contiguous();
+    scores.insert(scores.end(), out.data_ptr<double>(), out.data_ptr<double>() + out.numel());
+  }
+  ranker->train(was_training);
+  return scores;
 }
 
 }  // namespace graphcost::model

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "core/random.h"
 #include "model/predict.h"
 #include "model/ranker.h"
@@ -34,6 +35,22 @@ TEST(SlateAttention, SlateOfOneAttendsToItself) {
   EXPECT_TRUE(torch::allclose(attention->forward(e), torch::cat({e, value}, -1), 1e-6, 1e-6));
   // Zero embeddings (zero-norm queries and keys) stay finite.
   EXPECT_TRUE(torch::isfinite(attention->forward(torch::zeros({2, 3}))).all().item<bool>());
+}
+
+TEST(SlateAttention, AnchoredRowsEqualTheirOwnSlateWithTheAnchors) {
+  torch::manual_seed(4);
+  SlateAttention attention(5, 0.5);
+  const torch::Tensor e = torch::randn({4, 5}) * 3;
+  const torch::Tensor anchors = torch::randn({3, 5}) * 3;
+  const torch::Tensor out = attention->forward_anchored(e, anchors);
+  ASSERT_EQ(out.sizes(), (std::vector<int64_t>{4, 10}));
+  for (int64_t i = 0; i < 4; ++i) {
+    const torch::Tensor slate = torch::cat({anchors, e.narrow(0, i, 1)}, 0);
+    EXPECT_TRUE(torch::allclose(out[i], attention->forward(slate)[3], 1e-5, 1e-5)) << i;
+  }
+  // Gradients reach the temperature and the key map through the anchors too.
+  attention->forward_anchored(e, anchors).sum().backward();
+  EXPECT_NE(attention->named_parameters()["log_temperature"].grad().item<float>(), 0.0f);
 }
 
 class AttentionRankerTest : public ::testing::Test {
@@ -120,6 +137,45 @@ TEST(TestTimeAugmentation, DeterministicAndEqualToTheHandAverage) {
   const std::vector<double> once = score_configs(plain, tensors, view, indices, 3);
   const std::vector<double> averaged = score_configs_tta(plain, tensors, view, indices, 2, 3, 1);
   for (size_t i = 0; i < 7; ++i) EXPECT_NEAR(averaged[i], once[i], 1e-5);
+}
+
+TEST(AnchoredScoring, EachScoreIsItsSlateWithTheAnchorsWhateverTheChunking) {
+  data::Graph graph = testing::random_graph(20, 30, 2, 5, 10, 0, 3);
+  GraphTensors tensors = make_graph_tensors(graph);
+  ModelOptions o = testing::small_model_options(data::ConfigKind::Tile);
+  o.attention = true;
+  torch::manual_seed(8);
+  Ranker model(o);
+  std::vector<float> storage;
+  const data::ConfigView view = testing::tile_view(storage, 9, 4);
+  const std::vector<int64_t> indices = {8, 0, 2, 5, 1, 4, 3, 7, 6};
+  const std::vector<double> anchored =
+      score_configs_anchored(model, tensors, view, indices, 4, 3, 21);
+  EXPECT_EQ(anchored, score_configs_anchored(model, tensors, view, indices, 4, 3, 21));
+  const std::vector<double> one_chunk =
+      score_configs_anchored(model, tensors, view, indices, 100, 3, 21);
+  for (size_t i = 0; i < indices.size(); ++i) EXPECT_NEAR(anchored[i], one_chunk[i], 1e-5) << i;
+  EXPECT_NE(anchored, score_configs_anchored(model, tensors, view, indices, 4, 3, 22));
+  // By hand: the anchors are the first 3 of the indices shuffled by stream (21, 0); each score is
+  // the last one of the slate (anchors..., configuration).
+  std::vector<int64_t> anchors = indices;
+  Random random = random_stream(21, 0);
+  random.shuffle(anchors);
+  anchors.resize(3);
+  torch::NoGradGuard no_grad;
+  model->eval();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    std::vector<int64_t> slate = anchors;
+    slate.push_back(indices[i]);
+    const torch::Tensor scores = model->forward(make_slate(tensors, view, slate));
+    EXPECT_NEAR(anchored[i], scores[3].item<double>(), 1e-5) << i;
+  }
+  // More anchors than configurations: all of them.
+  EXPECT_EQ(score_configs_anchored(model, tensors, view, {2, 5}, 4, 10, 1).size(), 2u);
+  // A model without attention, or with the pairwise head, has no anchored scores.
+  Ranker plain(testing::small_model_options(data::ConfigKind::Tile));
+  EXPECT_THROW(score_configs_anchored(plain, tensors, view, indices, 4, 3, 1), Error);
+  EXPECT_THROW(score_configs_anchored(model, tensors, view, indices, 4, 0, 1), Error);
 }
 
 }  // namespace
