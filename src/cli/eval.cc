@@ -23,6 +23,7 @@ struct EvalOptions {
   int64_t max_configs = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;
+  int64_t anchors = 0;
   uint64_t seed = 0;
   int threads = 0;
   int prune_hops = kRunPruning;
@@ -48,6 +49,7 @@ void run_eval(const EvalOptions& o) {
   scorer.seed = o.seed;
   scorer.slate_size = o.slate_size;
   scorer.tta = o.tta;
+  scorer.anchors = o.anchors;
   scorer.ensemble = o.ensemble;
   scorer.mc_samples = o.mc_samples;
   std::string collection = o.collection;
@@ -89,7 +91,7 @@ void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Metrics per graph and their means (Kendall tau, OPA; "
                                              "top-1/5/10 error, tile score)");
-  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta);
+  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors);
   cmd->add_option("--mc-samples", o->mc_samples,
                   "score by the mean of K Monte Carlo dropout passes and report the mean predicted std (0 = off)")
       ->check(CLI::NonNegativeNumber)

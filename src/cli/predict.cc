@@ -24,6 +24,7 @@ struct PredictOptions {
   std::string out;
   int64_t slate_size = 256;
   int64_t tta = 0;
+  int64_t anchors = 0;
   int threads = 0;
   int prune_hops = kRunPruning;
 };
@@ -46,6 +47,7 @@ void run_predict(const PredictOptions& o) {
   scorer.seed = o.seed;
   scorer.slate_size = o.slate_size;
   scorer.tta = o.tta;
+  scorer.anchors = o.anchors;
   std::vector<eval::SubmissionEntry> entries;
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
   eval::write_submission(o.out, id, entries);
@@ -63,7 +65,7 @@ struct SubmitOptions {
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = app.add_subcommand("predict", "Rank every configuration and write a Kaggle submission file");
-  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta)->required();
+  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors)->required();
   cmd->add_option("--mc-samples", o->mc_samples,
                   "rank by the mean of K Monte Carlo dropout passes (0 = off)")
       ->check(CLI::NonNegativeNumber)

@@ -95,7 +95,7 @@ void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::stri
 }
 
 CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
-                             std::string& ensemble, int64_t& tta) {
+                             std::string& ensemble, int64_t& tta, int64_t& anchors) {
   CLI::Option* model =
       cmd->add_option("--model", run_dirs,
                       "a training run folder (model.pt or model.xgb); repeat for an ensemble")
@@ -108,6 +108,12 @@ CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
       ->capture_default_str();
   cmd->add_option("--tta", tta,
                   "average each score over this many seeded random slate groupings (0 = off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--anchors", anchors,
+                  "attention models: score every configuration in its own slate with the same K "
+                  "anchor configurations (a seeded sample of the scored ones), so scores compare "
+                  "across slates; deterministic, one pass (0 = off)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   return model;
@@ -145,11 +151,18 @@ std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph
   const model::GraphTensors tensors =
       model::make_graph_tensors(graph, model::graph_feature_options(options));
   const auto segments = model::segments_for_model(graph, options);
-  check_data(scorer.tta == 0 || scorer.mc_samples == 0, "scoring", "--tta",
-             "cannot be combined with --mc-samples");
-  check_data((scorer.tta == 0 && scorer.mc_samples == 0) || !segments, "scoring",
-             scorer.tta > 0 ? "--tta" : "--mc-samples",
+  const int options_set = (scorer.tta > 0) + (scorer.mc_samples > 0) + (scorer.anchors > 0);
+  const char* option = scorer.tta > 0 ? "--tta" : scorer.anchors > 0 ? "--anchors" : "--mc-samples";
+  check_data(options_set <= 1, "scoring", option,
+             "--tta, --anchors and --mc-samples cannot be combined");
+  check_data(options_set == 0 || !segments, "scoring", option,
              "does not apply to a model trained by segments (GST)");
+  check_data(scorer.anchors == 0 || !options.attention || options.head == "score", "scoring",
+             "--anchors", "needs the score head (this attention model has head " + options.head + ")");
+  if (scorer.anchors > 0 && options.attention) {
+    return model::score_configs_anchored(run.ranker, tensors, configs, indices, scorer.slate_size,
+                                         scorer.anchors, splitmix64_mix(scorer.seed) + g);
+  }
   if (scorer.tta > 0) {
     return model::score_configs_tta(run.ranker, tensors, configs, indices, scorer.slate_size,
                                     scorer.tta, splitmix64_mix(scorer.seed) + g);

@@ -35,10 +35,10 @@ constexpr int kRunPruning = -2;
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
                        int prune_hops, data::LoadOptions& load);
 
-// The options eval and predict share: --model (repeat it for an ensemble), --ensemble and
-// --tta. Returns the --model option.
+// The options eval and predict share: --model (repeat it for an ensemble), --ensemble, --tta
+// and --anchors. Returns the --model option.
 CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
-                             std::string& ensemble, int64_t& tta);
+                             std::string& ensemble, int64_t& tta, int64_t& anchors);
 
 // Loads several runs (an ensemble) and returns them with the collection they agree on ("" when
 // none names one); runs trained on different collections are an Error naming both.
@@ -55,6 +55,7 @@ struct Scorer {
   uint64_t seed = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
+  int64_t anchors = 0;  // > 0: attention models score against this many fixed anchors (model/tta.h)
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most

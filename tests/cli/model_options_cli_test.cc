@@ -62,6 +62,33 @@ TEST_F(ModelOptionsCli, PairwiseHeadWithAttentionAndGraphNormTrain) {
   EXPECT_EQ(model["graph_norm"], true);
   EXPECT_EQ(model["attention_temperature"], 0.25);
   EXPECT_EQ(output.find("is ignored"), std::string::npos) << output;  // the default loss
+  // Anchored scores need the score head; --anchors and --tta do not combine.
+  auto [anchors_status, anchors_output] =
+      run_graphcost("eval --model " + out + " --data " + data + " --split train --anchors 4");
+  EXPECT_EQ(anchors_status, 1) << anchors_output;
+  EXPECT_NE(anchors_output.find("--anchors: needs the score head"), std::string::npos)
+      << anchors_output;
+}
+
+TEST_F(ModelOptionsCli, AttentionScoresWithAnchorsDeterministically) {
+  auto [status, output] = run_graphcost(common() + " --hidden 8 --attention");
+  ASSERT_EQ(status, 0) << output;
+  const std::string eval = "eval --json --model " + out + " --data " + data +
+                           " --split train --max-configs 50 --slate-size 16 --anchors 7";
+  auto [first_status, first] = run_graphcost(eval, graphcost::testing::Streams::Stdout).pair();
+  ASSERT_EQ(first_status, 0) << first;
+  // The same anchors whatever the slate size: the same scores.
+  auto [second_status, second] =
+      run_graphcost("eval --json --model " + out + " --data " + data +
+                        " --split train --max-configs 50 --slate-size 5 --anchors 7",
+                    graphcost::testing::Streams::Stdout)
+          .pair();
+  ASSERT_EQ(second_status, 0) << second;
+  const nlohmann::json a = nlohmann::json::parse(first), b = nlohmann::json::parse(second);
+  EXPECT_NEAR(a["kendall_tau"].get<double>(), b["kendall_tau"].get<double>(), 1e-9) << a << b;
+  auto [both_status, both] = run_graphcost(eval + " --tta 2");
+  EXPECT_EQ(both_status, 1) << both;
+  EXPECT_NE(both.find("cannot be combined"), std::string::npos) << both;
 }
 
 TEST_F(ModelOptionsCli, PairwiseHeadWarnsThatAnExplicitLossIsIgnored) {
