@@ -2,7 +2,7 @@
 # Architecture options on the Kernel Tuner caches (docs/model-options.md): leave-one-device-out
 # on one kernel (train on three GPUs, rank the fourth's configurations), for the default SAGE
 # model, the MLP, the MLP with the pairwise head, and the MLP with cross-configuration attention
-# (scored plainly and with --tta 4). Prints the held-out top-1/top-5 error per fold and
+# (scored plainly, with --tta 4 and with --anchors 31). Prints the held-out top-1/top-5 error per fold and
 # `figure: name: value unit` lines with their means over folds.
 # usage: bench/kernel_tuner_arch.sh GRAPHCOST_BINARY [ITERATIONS] [KERNEL] [WORK_DIR]
 set -euo pipefail
@@ -24,7 +24,7 @@ print(next(g[sys.argv[1]] for g in table["graphs"] if sys.argv[2] in g["name"]))
 }
 for spec in "${variants[@]}"; do
   name=${spec%%|*}; read -r -a flags <<< "${spec#*|}"
-  top1=() top5=() tta1=() tta5=()
+  top1=() top5=() tta1=() tta5=() anchored1=() anchored5=()
   for held in A100 A4000 A6000 W6600; do
     run="$work/$name/$held"
     "$bin" train --data "$data" --collection tile:xla --valid-split "" --out "$run" \
@@ -39,6 +39,10 @@ for spec in "${variants[@]}"; do
       a1=$(metric top1_error "$held" <<< "$table"); a5=$(metric top5_error "$held" <<< "$table")
       line="$line | tta4 top1 $a1 top5 $a5"
       tta1+=("$a1"); tta5+=("$a5")
+      table=$("$bin" eval --model "$run" --data "$data" --split train --threads 1 --json --anchors 31 2>/dev/null)
+      a1=$(metric top1_error "$held" <<< "$table"); a5=$(metric top5_error "$held" <<< "$table")
+      line="$line | anchors31 top1 $a1 top5 $a5"
+      anchored1+=("$a1"); anchored5+=("$a5")
     fi
     echo "$line"
   done
@@ -47,5 +51,7 @@ for spec in "${variants[@]}"; do
   if [ "$name" = mlp_attention ]; then
     echo "figure: kt_${kernel}_${name}_tta4_top1_error: $(mean "${tta1[@]}") ratio"
     echo "figure: kt_${kernel}_${name}_tta4_top5_error: $(mean "${tta5[@]}") ratio"
+    echo "figure: kt_${kernel}_${name}_anchors31_top1_error: $(mean "${anchored1[@]}") ratio"
+    echo "figure: kt_${kernel}_${name}_anchors31_top5_error: $(mean "${anchored5[@]}") ratio"
   fi
 done
