@@ -15,6 +15,7 @@
 #include "core/progress.h"
 #include "eval/metrics.h"
 #include "model/predict.h"
+#include "model/tta.h"
 #include "model/threads.h"
 #include "train/checkpoint.h"
 #include "train/gst.h"
@@ -101,10 +102,19 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
     // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
+    // Attention scores depend on their slate: every configuration is scored against the same
+    // slate_size - 1 anchors, a slate of the training size (model/tta.h).
     const bool pairwise = model->options().head == "pairwise";
+    const bool anchored = model->options().attention && !pairwise && !segments;
     if (pairwise)
       prediction.predicted = model::score_configs(model, cache.get(g), configs, indices, chunk);
-    for (size_t begin = 0; !pairwise && begin < indices.size(); begin += chunk) {
+    if (anchored) {
+      prediction.predicted = model::score_configs_anchored(
+          model, cache.get(g), configs, indices, chunk,
+          std::max<int64_t>(1, options.slate_size - 1),
+          (options.seed ^ kValidationStream) + static_cast<uint64_t>(g));
+    }
+    for (size_t begin = 0; !pairwise && !anchored && begin < indices.size(); begin += chunk) {
       std::vector<int64_t> part(
           indices.begin() + begin,
           indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));

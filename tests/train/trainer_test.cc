@@ -116,6 +116,30 @@ TEST(Trainer, LossDecreasesAndRunFilesAreWritten) {
   fs::remove_all(dir);
 }
 
+TEST(Trainer, AttentionValidatesAgainstAnchorsWhateverTheValidationBatch) {
+  // Scored in slates, an attention model's validation scores would change with the batch that
+  // groups them; scored against the same anchors they do not.
+  auto train_set = make_test_collection(data::ConfigKind::Layout, 3, 20, 5);
+  auto valid_set = make_test_collection(data::ConfigKind::Layout, 2, 20, 6, "valid");
+  std::vector<std::vector<double>> predicted;
+  for (int64_t batch : {3, 8}) {
+    TrainOptions options = small_options();
+    options.iterations = 10;
+    options.validate_every = 0;
+    options.valid_batch = batch;
+    options.model.attention = true;
+    const std::string dir = fresh_dir("anchored" + std::to_string(batch));
+    clear_stop_request();
+    train(options, *train_set, valid_set.get(), dir, false);
+    const std::vector<nlohmann::json> lines = read_lines(dir + "/valid_predictions.jsonl");
+    ASSERT_EQ(lines.size(), 2u);
+    predicted.push_back(lines[0]["predicted"].get<std::vector<double>>());
+    fs::remove_all(dir);
+  }
+  ASSERT_EQ(predicted[0].size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(predicted[0][i], predicted[1][i], 1e-5) << i;
+}
+
 TEST(Trainer, ResumeGivesTheSameWeightsAsAnUninterruptedRun) {
   auto train_set = make_test_collection(data::ConfigKind::Tile, 3, 12, 4);
   auto valid_set = make_test_collection(data::ConfigKind::Tile, 2, 12, 5, "valid");
