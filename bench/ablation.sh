@@ -2,8 +2,8 @@
 # Ablation of the model options on synthetic medium: each variant of bench/ablation_grid.json,
 # several seeds, per collection; tables in OUT/<collection>/results.md.
 # Usage: bench/ablation.sh [GRAPHCOST] [OUT] [SEEDS] [COLLECTIONS...]   (JOBS=N: runs at once)
-# Validation scores slates of 32, the training slate size, so the attention variant is judged
-# on slates like those it learnt from.
+# Validation scores the attention variant against 31 anchors (slates of 32, the training size,
+# each configuration with the same 31 others; docs/model-options.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 graphcost="${1:-build/graphcost}"

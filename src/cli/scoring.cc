@@ -158,7 +158,8 @@ std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph
   check_data(options_set == 0 || !segments, "scoring", option,
              "does not apply to a model trained by segments (GST)");
   check_data(scorer.anchors == 0 || !options.attention || options.head == "score", "scoring",
-             "--anchors", "needs the score head (this attention model has head " + options.head + ")");
+             "--anchors",
+             "needs the score head (this attention model has head " + options.head + ")");
   if (scorer.anchors > 0 && options.attention) {
     return model::score_configs_anchored(run.ranker, tensors, configs, indices, scorer.slate_size,
                                          scorer.anchors, splitmix64_mix(scorer.seed) + g);
