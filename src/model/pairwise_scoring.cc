@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/random.h"
+#include "model/predict.h"
 
 namespace graphcost::model {
 
@@ -26,11 +27,7 @@ std::vector<double> score_configs_by_wins(Ranker& ranker, const GraphTensors& gr
                                           const data::ConfigView& configs,
                                           const std::vector<int64_t>& config_indices,
                                           int64_t slate_size) {
-  std::vector<int64_t> indices = config_indices;
-  if (indices.empty()) {
-    indices.resize(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-  }
+  std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   const int64_t count = static_cast<int64_t>(indices.size());
   if (count == 0) return {};
   torch::NoGradGuard no_grad;

@@ -7,15 +7,18 @@
 
 namespace graphcost::model {
 
+std::vector<int64_t> listed_or_all(const std::vector<int64_t>& config_indices, int64_t count) {
+  if (!config_indices.empty()) return config_indices;
+  std::vector<int64_t> all(static_cast<size_t>(count));
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
 std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
                                   const data::ConfigView& configs,
                                   const std::vector<int64_t>& config_indices, int64_t slate_size,
                                   const SegmentedGraph* segments) {
-  std::vector<int64_t> indices = config_indices;
-  if (indices.empty()) {
-    indices.resize(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-  }
+  std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   if (ranker->options().head == "pairwise")
     return score_configs_by_wins(ranker, graph, configs, indices, slate_size);
   torch::NoGradGuard no_grad;

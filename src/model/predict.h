@@ -10,6 +10,10 @@
 
 namespace graphcost::model {
 
+// config_indices, or every configuration index 0..count-1 when it is empty (the convention of
+// the scoring functions here and in tta.h, uncertainty.h, pairwise_scoring.h).
+std::vector<int64_t> listed_or_all(const std::vector<int64_t>& config_indices, int64_t count);
+
 // Scores (predicted costs, lower = faster) of the listed configurations, or of all of them
 // when config_indices is empty; evaluated slate_size configurations at a time. With segments
 // (a model trained by segments, ModelOptions::segment_nodes > 0) a score is the sum over them.

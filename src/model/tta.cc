@@ -14,11 +14,7 @@ std::vector<double> score_configs_tta(Ranker& ranker, const GraphTensors& graph,
                                       const std::vector<int64_t>& config_indices,
                                       int64_t slate_size, int64_t rounds, uint64_t seed) {
   check_data(rounds >= 1, "tta", "rounds", "must be at least 1");
-  std::vector<int64_t> indices = config_indices;
-  if (indices.empty()) {
-    indices.resize(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-  }
+  std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   std::vector<double> sums(indices.size(), 0.0);
   if (indices.empty()) return sums;
   // Positions rather than indices are shuffled, so repeated indices stay separate.
@@ -42,11 +38,7 @@ std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& g
                                            int64_t slate_size, int64_t anchors, uint64_t seed) {
   check_data(anchors >= 1, "anchored scoring", "anchors", "must be at least 1");
   check_data(slate_size >= 1, "anchored scoring", "slate_size", "must be at least 1");
-  std::vector<int64_t> indices = config_indices;
-  if (indices.empty()) {
-    indices.resize(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-  }
+  std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   std::vector<double> scores;
   if (indices.empty()) return scores;
   std::vector<int64_t> chosen = indices;

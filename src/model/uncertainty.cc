@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "model/predict.h"
 
 namespace graphcost::model {
 
@@ -42,11 +43,7 @@ ScoreStats mc_dropout_scores(Ranker& ranker, const GraphTensors& graph,
                              uint64_t seed, int64_t slate_size) {
   check_data(samples >= 1, "mc dropout", "samples", "must be at least 1");
   check_data(slate_size >= 1, "mc dropout", "slate_size", "must be at least 1");
-  std::vector<int64_t> indices = config_indices;
-  if (indices.empty()) {
-    indices.resize(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-  }
+  std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   torch::NoGradGuard no_grad;
   const bool was_training = ranker->is_training();
   ranker->train();

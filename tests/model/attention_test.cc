@@ -101,13 +101,22 @@ TEST_F(AttentionRankerTest, AScoreDependsOnItsSlateAndASlateOfOneIsDefined) {
   EXPECT_NE(model->named_parameters()["attention.log_temperature"].grad().item<float>(), 0.0f);
 }
 
-TEST(TestTimeAugmentation, DeterministicAndEqualToTheHandAverage) {
+// A small tile graph and a tile attention model's options, for the slate-scoring tests.
+struct TileAttention {
   data::Graph graph = testing::random_graph(20, 30, 2, 5, 10, 0, 3);
   GraphTensors tensors = make_graph_tensors(graph);
-  ModelOptions o = testing::small_model_options(data::ConfigKind::Tile);
-  o.attention = true;
+  static ModelOptions options() {
+    ModelOptions o = testing::small_model_options(data::ConfigKind::Tile);
+    o.attention = true;
+    return o;
+  }
+};
+
+TEST(TestTimeAugmentation, DeterministicAndEqualToTheHandAverage) {
+  const TileAttention setup;
+  const GraphTensors& tensors = setup.tensors;
   torch::manual_seed(7);
-  Ranker model(o);
+  Ranker model(TileAttention::options());
   std::vector<float> storage;
   const data::ConfigView view = testing::tile_view(storage, 7, 4);
   const std::vector<int64_t> indices = {6, 0, 2, 5, 1, 4, 3};
@@ -140,12 +149,10 @@ TEST(TestTimeAugmentation, DeterministicAndEqualToTheHandAverage) {
 }
 
 TEST(AnchoredScoring, EachScoreIsItsSlateWithTheAnchorsWhateverTheChunking) {
-  data::Graph graph = testing::random_graph(20, 30, 2, 5, 10, 0, 3);
-  GraphTensors tensors = make_graph_tensors(graph);
-  ModelOptions o = testing::small_model_options(data::ConfigKind::Tile);
-  o.attention = true;
+  const TileAttention setup;
+  const GraphTensors& tensors = setup.tensors;
   torch::manual_seed(8);
-  Ranker model(o);
+  Ranker model(TileAttention::options());
   std::vector<float> storage;
   const data::ConfigView view = testing::tile_view(storage, 9, 4);
   const std::vector<int64_t> indices = {8, 0, 2, 5, 1, 4, 3, 7, 6};
