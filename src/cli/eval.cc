@@ -23,7 +23,7 @@ struct EvalOptions {
   int64_t max_configs = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;
-  int64_t anchors = 0;
+  int64_t anchors = kAutoAnchors;
   uint64_t seed = 0;
   int threads = 0;
   int prune_hops = kRunPruning;

@@ -24,7 +24,7 @@ struct PredictOptions {
   std::string out;
   int64_t slate_size = 256;
   int64_t tta = 0;
-  int64_t anchors = 0;
+  int64_t anchors = kAutoAnchors;
   int threads = 0;
   int prune_hops = kRunPruning;
 };

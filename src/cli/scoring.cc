@@ -35,6 +35,9 @@ Run load_run(const std::string& run_dir) {
                  "expected an integer");
       run.prune_hops = config["prune_hops"].get<int>();
     }
+    if (config.contains("slate_size") && config["slate_size"].is_number_integer()) {
+      run.slate_size = config["slate_size"].get<int64_t>();
+    }
     if (config.contains("prune_seeds")) {
       check_data(config["prune_seeds"].is_string(), config_path, "prune_seeds",
                  "expected a string");
@@ -113,9 +116,10 @@ CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
   cmd->add_option("--anchors", anchors,
                   "attention models: score every configuration in its own slate with the same K "
                   "anchor configurations (a seeded sample of the scored ones), so scores compare "
-                  "across slates; deterministic, one pass (0 = off)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+                  "across slates; deterministic, one pass. Default: the run's training slate "
+                  "size - 1 unless --tta or --mc-samples is given; 0 = off (slates of "
+                  "--slate-size)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   return model;
 }
 
@@ -151,18 +155,24 @@ std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph
   const model::GraphTensors tensors =
       model::make_graph_tensors(graph, model::graph_feature_options(options));
   const auto segments = model::segments_for_model(graph, options);
-  const int options_set = (scorer.tta > 0) + (scorer.mc_samples > 0) + (scorer.anchors > 0);
-  const char* option = scorer.tta > 0 ? "--tta" : scorer.anchors > 0 ? "--anchors" : "--mc-samples";
+  int64_t anchors = scorer.anchors;
+  if (anchors == kAutoAnchors) {
+    const bool automatic = options.attention && options.head == "score" && run.slate_size > 1 &&
+                           scorer.tta == 0 && scorer.mc_samples == 0 && !segments;
+    anchors = automatic ? run.slate_size - 1 : 0;
+  }
+  const int options_set = (scorer.tta > 0) + (scorer.mc_samples > 0) + (anchors > 0);
+  const char* option = scorer.tta > 0 ? "--tta" : anchors > 0 ? "--anchors" : "--mc-samples";
   check_data(options_set <= 1, "scoring", option,
              "--tta, --anchors and --mc-samples cannot be combined");
   check_data(options_set == 0 || !segments, "scoring", option,
              "does not apply to a model trained by segments (GST)");
-  check_data(scorer.anchors == 0 || !options.attention || options.head == "score", "scoring",
+  check_data(anchors == 0 || !options.attention || options.head == "score", "scoring",
              "--anchors",
              "needs the score head (this attention model has head " + options.head + ")");
-  if (scorer.anchors > 0 && options.attention) {
+  if (anchors > 0 && options.attention) {
     return model::score_configs_anchored(run.ranker, tensors, configs, indices, scorer.slate_size,
-                                         scorer.anchors, splitmix64_mix(scorer.seed) + g);
+                                         anchors, splitmix64_mix(scorer.seed) + g);
   }
   if (scorer.tta > 0) {
     return model::score_configs_tta(run.ranker, tensors, configs, indices, scorer.slate_size,

@@ -22,6 +22,7 @@ struct Run {
   std::string collection;  // the collection id the run was trained on ("" when unknown)
   int prune_hops = -1;      // the pruning the run trained with (-1: none)
   std::string prune_seeds = "all";
+  int64_t slate_size = 0;  // the training slate size from config.json (0 when unknown)
 };
 
 // Loads RUN_DIR/model.pt (or RUN_DIR/model.xgb for an XGBoost run) and, from
@@ -30,6 +31,8 @@ Run load_run(const std::string& run_dir);
 
 // The value of an eval/predict --prune flag that means "as the run was trained".
 constexpr int kRunPruning = -2;
+// The value of --anchors that means "the run's training slate size - 1 for attention models".
+constexpr int64_t kAutoAnchors = -1;
 // Sets load's pruning to the runs' (which must agree), or to prune_hops when it is not
 // kRunPruning.
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
@@ -55,7 +58,10 @@ struct Scorer {
   uint64_t seed = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
-  int64_t anchors = 0;  // > 0: attention models score against this many fixed anchors (model/tta.h)
+  // Attention models: > 0 scores against this many fixed anchors (model/tta.h); kAutoAnchors
+  // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
+  // slates of slate_size.
+  int64_t anchors = 0;
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most
