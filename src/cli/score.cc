@@ -38,7 +38,7 @@ struct Submission {
 
 // One collection scored for every submission: per submission, the metric table and the unit
 // values the paired comparison uses (layout: Kendall tau per graph or per group of a graph's
-// configurations; tile: the Kaggle tile score per kernel).
+// configurations; tile: the Kaggle tile score per kernel, the table's tile_score column).
 struct CollectionScores {
   std::string id;
   std::vector<eval::MetricTable> tables;
@@ -62,24 +62,14 @@ eval::MetricTable tile_table(const std::vector<eval::GraphScores>& graphs,
                              const std::vector<int64_t>& listed) {
   eval::MetricTable table;
   table.metric_names = {"top1_error", "top5_error", "tile_score"};
-  table.means.assign(3, 0.0);
-  std::vector<int64_t> counts(3, 0);
   for (size_t g = 0; g < graphs.size(); ++g) {
     const auto& s = graphs[g];
     const double top1 = eval::top_k_error(s.predicted, s.measured, std::min<int64_t>(1, listed[g]));
     const double top5 = eval::top_k_error(s.predicted, s.measured, std::min<int64_t>(5, listed[g]));
     table.graph_names.push_back(s.name);
     table.rows.push_back({top1, top5, 1.0 - top5});
-    for (size_t m = 0; m < 3; ++m) {
-      if (std::isnan(table.rows.back()[m])) continue;
-      table.means[m] += table.rows.back()[m];
-      ++counts[m];
-    }
   }
-  for (size_t m = 0; m < 3; ++m) {
-    table.means[m] =
-        counts[m] ? table.means[m] / counts[m] : std::numeric_limits<double>::quiet_NaN();
-  }
+  eval::fill_means(table);
   return table;
 }
 
@@ -119,8 +109,6 @@ CollectionScores score_collection_files(const ScoreOptions& o,
                                    measured};
           if (id.kind == data::ConfigKind::Tile) {
             listed[s].push_back(static_cast<int64_t>(it->second.size()));
-            out.units[s].push_back(1.0 - eval::top_k_error(scores.predicted, measured,
-                                                           std::min<int64_t>(5, listed[s].back())));
           } else {
             for (const auto& group : groups) {
               std::vector<double> predicted, runtimes;
@@ -140,20 +128,17 @@ CollectionScores score_collection_files(const ScoreOptions& o,
              "ranks " + std::to_string(expected_graphs) + " graphs but the " + o.split +
                  " split of " + o.data + " holds " + std::to_string(seen));
   for (size_t s = 0; s < k; ++s) {
-    out.tables.push_back(id.kind == data::ConfigKind::Tile ? tile_table(graphs[s], listed[s])
-                                                           : eval::evaluate(id.kind, graphs[s]));
+    if (id.kind == data::ConfigKind::Tile) {
+      out.tables.push_back(tile_table(graphs[s], listed[s]));
+      for (const auto& row : out.tables.back().rows) out.units[s].push_back(row[2]);  // tile_score
+    } else {
+      out.tables.push_back(eval::evaluate(id.kind, graphs[s]));
+    }
   }
   return out;
 }
 
-std::string format_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4f", value);
-  return std::isnan(value) ? "nan" : text;
-}
-
 void run_score(const ScoreOptions& o) {
-  check_data(o.groups >= 1, "score", "--groups", "must be at least 1");
   std::vector<Submission> submissions;
   for (const std::string& path : o.submissions) {
     Submission s{path, {}};
@@ -201,7 +186,7 @@ void run_score(const ScoreOptions& o) {
         std::string line =
             "  " + c.id + ": " + std::to_string(table.graph_names.size()) + " graphs";
         for (size_t m = 0; m < table.metric_names.size(); ++m) {
-          line += ", " + table.metric_names[m] + " " + format_number(table.means[m]);
+          line += ", " + table.metric_names[m] + " " + eval::format_metric(table.means[m]);
         }
         std::printf("%s\n", line.c_str());
       }
@@ -211,7 +196,7 @@ void run_score(const ScoreOptions& o) {
       file["kaggle_score"] = std::isnan(combined) ? nlohmann::json() : nlohmann::json(combined);
       if (!o.json)
         std::printf("  kaggle score (mean of the five collections): %s\n",
-                    format_number(combined).c_str());
+                    eval::format_metric(combined).c_str());
     }
     report["submissions"].push_back(file);
   }
@@ -233,7 +218,7 @@ void run_score(const ScoreOptions& o) {
             "%s against %s, %s: %s %+.4f, standard error %s over %lld units, wins %lld, losses "
             "%lld\n",
             submissions[s].path.c_str(), submissions[0].path.c_str(), c.id.c_str(), metric.c_str(),
-            p.mean_difference, format_number(p.standard_error).c_str(),
+            p.mean_difference, eval::format_metric(p.standard_error).c_str(),
             static_cast<long long>(p.units), static_cast<long long>(p.wins),
             static_cast<long long>(p.losses));
       }

@@ -33,14 +33,32 @@ nlohmann::json number_or_null(double value) {
   return value;
 }
 
-std::string format_value(double value) {
+}  // namespace
+
+std::string format_metric(double value) {
   if (std::isnan(value)) return "nan";
   char text[32];
   std::snprintf(text, sizeof(text), "%.4f", value);
   return text;
 }
 
-}  // namespace
+void fill_means(MetricTable& table) {
+  const size_t metric_count = table.metric_names.size();
+  std::vector<double> sums(metric_count, 0.0);
+  std::vector<int64_t> counts(metric_count, 0);
+  for (const std::vector<double>& row : table.rows) {
+    for (size_t m = 0; m < metric_count; ++m) {
+      if (std::isnan(row[m])) continue;
+      sums[m] += row[m];
+      ++counts[m];
+    }
+  }
+  table.means.clear();
+  for (size_t m = 0; m < metric_count; ++m) {
+    table.means.push_back(counts[m] == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                         : sums[m] / static_cast<double>(counts[m]));
+  }
+}
 
 std::vector<std::string> metric_names(data::ConfigKind kind) {
   if (kind == data::ConfigKind::Layout) return {"kendall_tau", "opa", "top1_error", "top10_error"};
@@ -52,8 +70,6 @@ MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& grap
   table.metric_names = metric_names(kind);
   std::vector<Metric> metrics = metric_functions(kind);
   const size_t metric_count = metrics.size();
-  std::vector<double> sums(metric_count, 0.0);
-  std::vector<int64_t> counts(metric_count, 0);
   for (const GraphScores& graph : graphs) {
     check_data(graph.predicted.size() == graph.measured.size(), graph.name, "predicted",
                std::to_string(graph.predicted.size()) + " scores for " +
@@ -64,18 +80,11 @@ MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& grap
       // for every metric, tile ones included, so means cover the same graphs across kinds.
       row[m] = graph.predicted.size() < 2 ? std::numeric_limits<double>::quiet_NaN()
                                           : metrics[m](graph.predicted, graph.measured);
-      if (!std::isnan(row[m])) {
-        sums[m] += row[m];
-        ++counts[m];
-      }
     }
     table.graph_names.push_back(graph.name);
     table.rows.push_back(std::move(row));
   }
-  for (size_t m = 0; m < metric_count; ++m) {
-    table.means.push_back(counts[m] == 0 ? std::numeric_limits<double>::quiet_NaN()
-                                         : sums[m] / static_cast<double>(counts[m]));
-  }
+  fill_means(table);
   return table;
 }
 
@@ -104,11 +113,11 @@ std::string format_table(const MetricTable& table) {
   cells.push_back(header);
   for (size_t g = 0; g < table.rows.size(); ++g) {
     std::vector<std::string> line = {table.graph_names[g]};
-    for (double value : table.rows[g]) line.push_back(format_value(value));
+    for (double value : table.rows[g]) line.push_back(format_metric(value));
     cells.push_back(std::move(line));
   }
   std::vector<std::string> mean_line = {"mean"};
-  for (double value : table.means) mean_line.push_back(format_value(value));
+  for (double value : table.means) mean_line.push_back(format_metric(value));
   cells.push_back(std::move(mean_line));
 
   std::vector<size_t> widths(header.size(), 0);

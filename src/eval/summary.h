@@ -32,6 +32,10 @@ std::vector<std::string> metric_names(data::ConfigKind kind);
 // Computes the kind's metrics for every graph and their means. A graph whose predicted and
 // measured sizes differ is an Error naming it.
 MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs);
+// Sets table.means from table.rows: per metric, the mean of the non-NaN values (NaN when none).
+void fill_means(MetricTable& table);
+// A metric value as the tables print it: "%.4f", or "nan".
+std::string format_metric(double value);
 // {"graphs": [{"name": ..., <metric>: value, ...}, ...], "graph_count": n, <metric>: mean, ...};
 // NaN becomes null.
 nlohmann::json to_json(const MetricTable& table);
