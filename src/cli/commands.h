@@ -12,6 +12,7 @@ void add_eval_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_submit_command(CLI::App& app);
 void add_score_command(CLI::App& app);
+void add_noise_command(CLI::App& app);
 void add_report_command(CLI::App& app);
 void add_synth_command(CLI::App& app);
 void add_pack_command(CLI::App& app);

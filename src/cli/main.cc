@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   graphcost::cli::add_predict_command(app);
   graphcost::cli::add_submit_command(app);
   graphcost::cli::add_score_command(app);
+  graphcost::cli::add_noise_command(app);
   graphcost::cli::add_report_command(app);
   graphcost::cli::add_tune_command(app);
   try {

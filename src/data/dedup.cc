@@ -6,14 +6,12 @@
 
 namespace graphcost::data {
 
-namespace {
 std::string_view config_bytes(const ConfigView& v, int64_t j) {
   if (v.kind == ConfigKind::Tile) {
     return {reinterpret_cast<const char*>(v.tile_config(j)), v.width * sizeof(float)};
   }
   return {reinterpret_cast<const char*>(v.layout_config(j)), static_cast<size_t>(v.nodes * v.width)};
 }
-}  // namespace
 
 std::vector<int64_t> first_identical_config(const ConfigView& configs) {
   std::unordered_map<std::string_view, int64_t> first;

@@ -2,11 +2,16 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "data/configs.h"
 
 namespace graphcost::data {
+
+// Configuration j's feature bytes: configurations are identical when their bytes are. A view
+// into the storage, valid as long as it is.
+std::string_view config_bytes(const ConfigView& configs, int64_t j);
 
 // For each configuration, the index of the first configuration with identical features.
 std::vector<int64_t> first_identical_config(const ConfigView& configs);
