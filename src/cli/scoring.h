@@ -60,8 +60,8 @@ struct Scorer {
   int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
   // Attention models: > 0 scores against this many fixed anchors (model/tta.h); kAutoAnchors
   // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
-  // slates of slate_size.
-  int64_t anchors = 0;
+  // slates of slate_size. The default is the command lines'.
+  int64_t anchors = kAutoAnchors;
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most
