@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/scaled_add.h"
 
 namespace graphcost::model {
 
@@ -29,9 +30,8 @@ void neighbour_sum_kernel(const T* in, int64_t width, const int64_t* off, const 
       }
       std::fill(acc.begin(), acc.end(), 0.0);
       for (int64_t k = begin; k < end; ++k) {
-        const T* row = in + idx[k] * width;
         const double w = source_weights ? source_weights[idx[k]] : 1.0;
-        for (int64_t c = 0; c < width; ++c) acc[c] += w * static_cast<double>(row[c]);
+        scaled_add(in + idx[k] * width, w, acc.data(), width);
       }
       const double scale = divide_by_degree ? 1.0 / static_cast<double>(end - begin) : 1.0;
       for (int64_t c = 0; c < width; ++c) o[c] = static_cast<T>(acc[c] * scale);

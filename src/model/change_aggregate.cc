@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "model/aggregate.h"
+#include "model/scaled_add.h"
 
 namespace graphcost::model {
 
@@ -23,9 +24,7 @@ struct RowShape {
 template <typename T>
 void add_block(const T* in, const RowShape& shape, int64_t block, double scale, double* acc) {
   for (int64_t g = 0; g < shape.groups; ++g) {
-    const T* src = in + (g * 3 + block) * shape.width;
-    double* dst = acc + g * shape.width;
-    for (int64_t c = 0; c < shape.width; ++c) dst[c] += scale * static_cast<double>(src[c]);
+    scaled_add(in + (g * 3 + block) * shape.width, scale, acc + g * shape.width, shape.width);
   }
 }
 
@@ -74,8 +73,7 @@ void base_backward_kernel(const T* grad, const RowShape& shape, int64_t rows, T*
     for (int64_t r = 0; r < rows; ++r) {
       std::fill(acc.begin(), acc.end(), 0.0);
       const T* g = grad + r * out_row;
-      for (int64_t k = 0; k < shape.groups; ++k)
-        for (int64_t c = 0; c < w; ++c) acc[c] += static_cast<double>(g[k * w + c]);
+      for (int64_t k = 0; k < shape.groups; ++k) scaled_add(g + k * w, 1.0, acc.data(), w);
       T* o = grad_base + r * w;
       for (int64_t c = 0; c < w; ++c) o[c] = static_cast<T>(acc[c]);
     }
@@ -102,13 +100,11 @@ void backward_kernel(const T* grad, const RowShape& shape, int64_t before, const
       std::fill(us_acc.begin(), us_acc.end(), 0.0);
       for (int64_t k = op_off[j]; k < op_off[j + 1]; ++k) {
         const int64_t r = op_idx[k];
-        const T* g = grad + r * out_row;
-        for (int64_t c = 0; c < out_row; ++c) op_acc[c] += op_scale[r] * static_cast<double>(g[c]);
+        scaled_add(grad + r * out_row, op_scale[r], op_acc.data(), out_row);
       }
       for (int64_t k = us_off[j]; k < us_off[j + 1]; ++k) {
         const int64_t r = us_idx[k];
-        const T* g = grad + r * out_row;
-        for (int64_t c = 0; c < out_row; ++c) us_acc[c] += us_scale[r] * static_cast<double>(g[c]);
+        scaled_add(grad + r * out_row, us_scale[r], us_acc.data(), out_row);
       }
       const T* self = grad + j * out_row;
       T* o = grad_p + j * in_row;
