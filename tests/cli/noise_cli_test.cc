@@ -70,12 +70,7 @@ class NoiseCli : public ::testing::Test {
     return nlohmann::json::parse(output);
   }
   void expect_error(const std::string& args, const std::vector<std::string>& parts) {
-    auto [status, output] = run_graphcost("noise " + args).pair();
-    EXPECT_EQ(status, 1) << output;
-    const size_t at = output.find("graphcost: error: ");
-    ASSERT_NE(at, std::string::npos) << output;
-    const std::string line = output.substr(at, output.find('\n', at) - at);
-    for (const std::string& part : parts) EXPECT_NE(line.find(part), std::string::npos) << line;
+    graphcost::testing::expect_error_line("noise " + args, parts);
   }
 
   std::string dir_;

@@ -2,11 +2,13 @@
 // test, so they all read exit statuses and output the same way.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace graphcost::testing {
 
@@ -38,6 +40,17 @@ inline int run_graphcost(const std::string& args, std::string* output) {
   CommandResult result = run_graphcost(args);
   *output = std::move(result.output);
   return result.status;
+}
+
+// Expects `graphcost args` to exit with status 1 and a "graphcost: error: " line that holds every
+// one of parts (the file, the key, the problem).
+inline void expect_error_line(const std::string& args, const std::vector<std::string>& parts) {
+  auto [status, output] = run_graphcost(args).pair();
+  EXPECT_EQ(status, 1) << output;
+  const size_t at = output.find("graphcost: error: ");
+  ASSERT_NE(at, std::string::npos) << output;
+  const std::string line = output.substr(at, output.find('\n', at) - at);
+  for (const std::string& part : parts) EXPECT_NE(line.find(part), std::string::npos) << line;
 }
 
 }  // namespace graphcost::testing
