@@ -184,6 +184,66 @@ void print_graph(const nlohmann::json& g, const NoiseOptions& o) {
   }
 }
 
+// Per figure, its mean over the graphs where it is defined and how many those are (the field's
+// metrics average per graph too).
+const std::vector<std::pair<std::string, std::string>> kMeanFigures = {
+    {"all", "repeat_tau"}, {"all", "bound"}, {"fast", "repeat_tau"}, {"fast", "bound"}};
+const std::vector<std::pair<std::string, std::string>> kMeanModelFigures = {
+    {"all", "model_tau_first"},
+    {"all", "model_tau_second"},
+    {"fast", "model_tau_first"},
+    {"fast", "model_tau_second"}};
+
+// The value at a path of keys, or nullptr when a key is missing or the value is null.
+const nlohmann::json* find_number(const nlohmann::json& j, const std::vector<std::string>& path) {
+  const nlohmann::json* value = &j;
+  for (const std::string& key : path) {
+    if (!value->contains(key)) return nullptr;
+    value = &(*value)[key];
+  }
+  return value->is_null() ? nullptr : value;
+}
+
+nlohmann::json mean_over(const nlohmann::json& graphs, const std::vector<std::string>& path) {
+  double sum = 0;
+  int64_t count = 0;
+  for (const auto& g : graphs) {
+    if (const nlohmann::json* value = find_number(g, path)) {
+      sum += value->get<double>();
+      ++count;
+    }
+  }
+  return {{"mean", count > 0 ? nlohmann::json(sum / static_cast<double>(count)) : nlohmann::json()},
+          {"graphs", count}};
+}
+
+nlohmann::json graph_means(const nlohmann::json& graphs) {
+  nlohmann::json means;
+  for (const auto& [group, name] : kMeanFigures)
+    means[group][name] = mean_over(graphs, {group, name});
+  const bool model = std::any_of(graphs.begin(), graphs.end(),
+                                 [](const nlohmann::json& g) { return g.contains("model"); });
+  if (model) {
+    for (const auto& [group, name] : kMeanModelFigures)
+      means["model"][group][name] = mean_over(graphs, {"model", group, name});
+  }
+  return means;
+}
+
+void print_means(const nlohmann::json& means) {
+  std::string line = "mean over graphs (graphs where defined):";
+  auto add = [&](const std::string& label, const nlohmann::json& slot) {
+    line += " " + label + " " + text(slot["mean"]) + " (" +
+            std::to_string(slot["graphs"].get<long long>()) + ")";
+  };
+  for (const auto& [group, name] : kMeanFigures) add(group + " " + name, means[group][name]);
+  if (means.contains("model")) {
+    for (const auto& [group, name] : kMeanModelFigures)
+      add(group + " " + name, means["model"][group][name]);
+  }
+  std::printf("%s\n", line.c_str());
+}
+
 void run_noise(const NoiseOptions& o) {
   check_data(o.submission.empty() == o.data.empty(), "noise", "--submission",
              "--submission and --data go together (the split the submission ranks)");
@@ -238,11 +298,13 @@ void run_noise(const NoiseOptions& o) {
     if (!g.model.is_null()) j["model"] = g.model;
     report["graphs"].push_back(j);
   }
+  if (graphs.size() > 1) report["mean"] = graph_means(report["graphs"]);
   if (o.json) {
     std::printf("%s\n", report.dump(2).c_str());
     return;
   }
   for (const auto& g : report["graphs"]) print_graph(g, o);
+  if (report.contains("mean")) print_means(report["mean"]);
 }
 
 }  // namespace

@@ -108,6 +108,43 @@ TEST_F(NoiseCli, RepeatAgreementByHand) {
   EXPECT_NEAR(close["graphs"][0]["all"]["repeat_tau"].get<double>(), -1.0, 1e-12);
 }
 
+TEST_F(NoiseCli, MeansOverTheGraphsOfAFolder) {
+  // A second graph h: configurations 0 (10, 11) and 1 (20, 22) agree, tau 1 and bound 1, in the
+  // fast group too (both below 2.5 x 10).
+  write(dir_ + "/measured/h.npz", {0, 1, 0, 1, 2}, {10, 20, 11, 22, 30});
+  auto [status, output] =
+      run_graphcost("noise --json --fast 2.5 " + dir_ + "/measured", Streams::Stdout).pair();
+  ASSERT_EQ(status, 0) << output;
+  const nlohmann::json j = nlohmann::json::parse(output);
+  ASSERT_EQ(j["graphs"].size(), 2u);
+  const auto& mean = j["mean"];
+  // g's repeat tau is 0 and its bound undefined: the tau mean is over both graphs, the bound's
+  // over h alone.
+  EXPECT_NEAR(mean["all"]["repeat_tau"]["mean"].get<double>(), 0.5, 1e-12);
+  EXPECT_EQ(mean["all"]["repeat_tau"]["graphs"], 2);
+  EXPECT_NEAR(mean["all"]["bound"]["mean"].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(mean["all"]["bound"]["graphs"], 1);
+  EXPECT_NEAR(mean["fast"]["repeat_tau"]["mean"].get<double>(), 1.0, 1e-12);
+  EXPECT_EQ(mean["fast"]["bound"]["graphs"], 2);
+  EXPECT_FALSE(mean.contains("model"));
+  // With a submission that ranks g only, the model's means are over g.
+  const std::string csv = submission("layout:xla:default:g,2;3;0;1");
+  const nlohmann::json m = nlohmann::json::parse(run_graphcost("noise --json --fast 2.5 " + dir_ +
+                                                                   "/measured --submission " + csv +
+                                                                   " --data " + dir_ + "/split",
+                                                               Streams::Stdout)
+                                                     .output);
+  EXPECT_NEAR(m["mean"]["model"]["all"]["model_tau_second"]["mean"].get<double>(), 1.0 / 3, 1e-12);
+  EXPECT_EQ(m["mean"]["model"]["all"]["model_tau_second"]["graphs"], 1);
+  // The table ends with the means.
+  const std::string table =
+      run_graphcost("noise --fast 2.5 " + dir_ + "/measured", Streams::Stdout).output;
+  EXPECT_NE(table.find("mean over graphs (graphs where defined): all repeat_tau 0.5000 (2) all "
+                       "bound 1.0000 (1)"),
+            std::string::npos)
+      << table;
+}
+
 TEST_F(NoiseCli, SubmissionTauOnTheRepeatsTheSplitHolds) {
   // The split's configurations 2, 3, 0, 4 ranked fastest first as indices 2;3;0;1: costs
   // configuration 0 -> 0, 4 -> 1, 2 -> 2, 3 -> 3.
