@@ -204,28 +204,34 @@ const nlohmann::json* find_number(const nlohmann::json& j, const std::vector<std
   return value->is_null() ? nullptr : value;
 }
 
-nlohmann::json mean_over(const nlohmann::json& graphs, const std::vector<std::string>& path) {
-  double sum = 0;
-  int64_t count = 0;
-  for (const auto& g : graphs) {
-    if (const nlohmann::json* value = find_number(g, path)) {
-      sum += value->get<double>();
-      ++count;
-    }
-  }
-  return {{"mean", count > 0 ? nlohmann::json(sum / static_cast<double>(count)) : nlohmann::json()},
-          {"graphs", count}};
-}
-
 nlohmann::json graph_means(const nlohmann::json& graphs) {
-  nlohmann::json means;
-  for (const auto& [group, name] : kMeanFigures)
-    means[group][name] = mean_over(graphs, {group, name});
+  // The figures of every graph as a metric table (NaN where undefined), averaged by eval's
+  // fill_means; the JSON groups them back as {group: {name: {mean, graphs}}}.
+  std::vector<std::vector<std::string>> paths;
+  for (const auto& [group, name] : kMeanFigures) paths.push_back({group, name});
   const bool model = std::any_of(graphs.begin(), graphs.end(),
                                  [](const nlohmann::json& g) { return g.contains("model"); });
   if (model) {
-    for (const auto& [group, name] : kMeanModelFigures)
-      means["model"][group][name] = mean_over(graphs, {"model", group, name});
+    for (const auto& [group, name] : kMeanModelFigures) paths.push_back({"model", group, name});
+  }
+  eval::MetricTable table;
+  table.metric_names.resize(paths.size());
+  for (const auto& g : graphs) {
+    std::vector<double>& row = table.rows.emplace_back();
+    for (const auto& path : paths) {
+      const nlohmann::json* value = find_number(g, path);
+      row.push_back(value != nullptr ? value->get<double>()
+                                     : std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  eval::fill_means(table);
+  nlohmann::json means;
+  for (size_t m = 0; m < paths.size(); ++m) {
+    nlohmann::json::json_pointer at;
+    for (const std::string& key : paths[m]) at /= key;
+    const double mean = table.means[m];
+    means[at] = {{"mean", std::isnan(mean) ? nlohmann::json() : nlohmann::json(mean)},
+                 {"graphs", table.counts[m]}};
   }
   return means;
 }

@@ -58,6 +58,7 @@ void fill_means(MetricTable& table) {
     table.means.push_back(counts[m] == 0 ? std::numeric_limits<double>::quiet_NaN()
                                          : sums[m] / static_cast<double>(counts[m]));
   }
+  table.counts = std::move(counts);
 }
 
 std::vector<std::string> metric_names(data::ConfigKind kind) {

@@ -18,12 +18,14 @@ struct GraphScores {
 };
 
 // rows[g][m] is metric metric_names[m] of graph graph_names[g]; NaN where undefined.
-// means[m] averages the non-NaN values of column m (NaN when there are none).
+// means[m] averages the non-NaN values of column m (NaN when there are none); counts[m] is how
+// many values that is.
 struct MetricTable {
   std::vector<std::string> metric_names;
   std::vector<std::string> graph_names;
   std::vector<std::vector<double>> rows;
   std::vector<double> means;
+  std::vector<int64_t> counts;
 };
 
 // The metrics reported for a kind: layout {kendall_tau, opa, top1_error, top10_error}; tile {top1_error, top5_error,
@@ -32,7 +34,8 @@ std::vector<std::string> metric_names(data::ConfigKind kind);
 // Computes the kind's metrics for every graph and their means. A graph whose predicted and
 // measured sizes differ is an Error naming it.
 MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs);
-// Sets table.means from table.rows: per metric, the mean of the non-NaN values (NaN when none).
+// Sets table.means and table.counts from table.rows: per metric, the mean of the non-NaN values
+// (NaN when none) and their number.
 void fill_means(MetricTable& table);
 // A metric value as the tables print it: "%.4f", or "nan".
 std::string format_metric(double value);

@@ -35,6 +35,9 @@ TEST(Summary, LayoutMeansSkipNaN) {
   EXPECT_DOUBLE_EQ(table.rows[4][0], 2.0 / std::sqrt(6.0));
   EXPECT_DOUBLE_EQ(table.means[0], (1.0 - 1.0 + 2.0 / std::sqrt(6.0)) / 3.0);
   EXPECT_DOUBLE_EQ(table.means[1], (1.0 + 0.0 + 2.0 / 3.0) / 3.0);
+  // Tau and OPA are defined on perfect, reversed and half; the top-K errors on every graph but
+  // single (a graph of one configuration has no ranking metric).
+  EXPECT_EQ(table.counts, (std::vector<int64_t>{3, 3, 4, 4}));
 }
 
 TEST(Summary, TileMetrics) {
@@ -54,6 +57,7 @@ TEST(Summary, TileMetrics) {
 TEST(Summary, AllNaNColumnHasNaNMean) {
   MetricTable table = evaluate(data::ConfigKind::Layout, {{"one", {1}, {1}}});
   EXPECT_TRUE(std::isnan(table.means[0]));
+  EXPECT_EQ(table.counts[0], 0);
   nlohmann::json json = to_json(table);
   EXPECT_TRUE(json["kendall_tau"].is_null());
 }
