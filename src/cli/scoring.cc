@@ -27,7 +27,8 @@ Run load_run(const std::string& run_dir) {
   if (fs::exists(config_path)) {
     config = nlohmann::json::parse(read_file(config_path), nullptr, false);
     if (config.is_discarded() || !config.is_object()) throw Error(config_path, "", "not a JSON object");
-    if (config.contains("collection") && config["collection"].is_string()) {
+    if (config.contains("collection")) {
+      check_data(config["collection"].is_string(), config_path, "collection", "expected a string");
       run.collection = config["collection"].get<std::string>();
     }
     if (config.contains("prune_hops")) {
@@ -35,7 +36,9 @@ Run load_run(const std::string& run_dir) {
                  "expected an integer");
       run.prune_hops = config["prune_hops"].get<int>();
     }
-    if (config.contains("slate_size") && config["slate_size"].is_number_integer()) {
+    if (config.contains("slate_size")) {
+      check_data(config["slate_size"].is_number_integer() && config["slate_size"].get<int64_t>() > 0,
+                 config_path, "slate_size", "expected a positive integer");
       run.slate_size = config["slate_size"].get<int64_t>();
     }
     if (config.contains("prune_seeds")) {

@@ -83,6 +83,13 @@ TEST_F(EnsembleCli, BadInputsAreOneClearError) {
   std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + bad).pair();
   EXPECT_EQ(status, 1);
   EXPECT_EQ(output.rfind("graphcost: error: " + bad + "/model.xgb", 0), 0u) << output;
+  // config.json keys the scorer reads are checked, not silently ignored.
+  for (const char* entry : {R"("slate_size": "8")", R"("slate_size": 0)", R"("collection": 3)"}) {
+    std::ofstream(bad + "/config.json") << "{\"model_type\": \"xgboost\", \"xgboost\": {}, " << entry << "}";
+    const std::string key = std::string(entry).substr(1, std::string(entry).find('"', 1) - 1);
+    graphcost::testing::expect_error_line("eval --data " + data_ + " --model " + bad,
+                                          {bad + "/config.json: " + key + ": expected a"});
+  }
   std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + dir_ + "/none").pair();
   EXPECT_EQ(status, 1);
   EXPECT_EQ(output.rfind("graphcost: error: " + dir_ + "/none/model.pt: no trained model", 0), 0u)
