@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,14 @@ namespace graphcost::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+bool has_record_files(const fs::path& dir) {
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const fs::path ext = entry.path().extension();
+    if (entry.is_regular_file() && (ext == ".npz" || ext == ".pb")) return true;
+  }
+  return false;
+}
 
 nlohmann::json inspect_collection(const data::Collection& c, int prune_hops) {
   nlohmann::json files = nlohmann::json::array();
@@ -102,16 +111,21 @@ void run_inspect(const InspectOptions& o) {
     load.kind_from_data = true;
     out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.prune_hops));
     out.back()["checksums"] = "ok";
-  } else if (fs::is_directory(p / "npz")) {
-    // A dataset root: every collection and split present.
+  } else if (const std::string root = data::dataset_root_of(o.path); !root.empty()) {
+    // A dataset root (or its npz/ folder): every collection and split present.
     for (const data::CollectionId& id : data::CollectionId::all()) {
       if (!o.collection.empty() && id.str() != o.collection) continue;
       for (const std::string& split : splits) {
-        if (!fs::is_directory(p / id.relative_dir() / split)) continue;
-        out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
+        const fs::path dir = fs::path(root) / id.relative_dir() / split;
+        if (!fs::is_directory(dir)) continue;
+        if (!has_record_files(dir)) {  // an empty split (synth plans may leave one) is not an error
+          std::cerr << "inspect: " << dir.string() << ": no .npz or .pb files, skipped\n";
+          continue;
+        }
+        out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.prune_hops));
       }
     }
-    if (out.empty()) throw Error(o.path, "", "no collection folders under npz/");
+    if (out.empty()) throw Error(o.path, "", "no collection files under npz/");
   } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
     data::CollectionId id = data::CollectionId::parse(o.collection.empty() ? "layout:xla:default" : o.collection);
     for (const std::string& split : splits) {

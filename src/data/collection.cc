@@ -104,6 +104,21 @@ void attach_answers(GraphRecord& record, const std::string& answers_file) {
   record.configs.runtimes = std::move(runtimes);
 }
 
+}  // namespace
+
+std::string dataset_root_of(const std::string& path) {
+  fs::path p = fs::path(path).lexically_normal();
+  if (p.has_relative_path() && p.filename().empty()) p = p.parent_path();  // "root/npz/"
+  if (fs::is_directory(p / "npz")) return p.string();
+  if (p.filename() == "npz" && (fs::is_directory(p / "layout") || fs::is_directory(p / "tile"))) {
+    const fs::path parent = p.parent_path();
+    return parent.empty() ? std::string(".") : parent.string();
+  }
+  return "";
+}
+
+namespace {
+
 struct Located {
   std::vector<std::string> files;
   fs::path root;  // dataset root when known (for answers files)
@@ -119,9 +134,9 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
     return located;
   }
   fs::path dir;
-  if (fs::is_directory(p / "npz")) {
-    located.root = p;
-    dir = p / id.relative_dir() / split;
+  if (const std::string root = dataset_root_of(path); !root.empty()) {
+    located.root = root;
+    dir = located.root / id.relative_dir() / split;
   } else if (fs::is_directory(p / split)) {
     dir = p / split;
   } else {
@@ -150,7 +165,7 @@ namespace {
 bool is_kernel_tuner_source(const std::string& path, const std::string& split) {
   const fs::path p(path);
   if (fs::is_regular_file(p)) return io::is_kernel_tuner_cache(path);
-  if (!fs::is_directory(p) || fs::is_directory(p / "npz")) return false;
+  if (!fs::is_directory(p) || !dataset_root_of(path).empty()) return false;
   if (!split.empty() && fs::is_directory(p / split)) return false;
   return record_files_in(p).empty() && io::is_kernel_tuner_folder(path);
 }

@@ -87,6 +87,10 @@ struct LoadOptions {
   bool extended_features = false;
 };
 
+// The dataset root a folder stands for: the folder itself when it holds npz/, its parent when it
+// is that npz/ folder (it holds layout/ or tile/), otherwise empty.
+std::string dataset_root_of(const std::string& path);
+
 // The files of a split of a collection under a dataset root, sorted by name.
 std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,
                                                const std::string& split);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unistd.h>
 
 namespace graphcost::cli {
 namespace {
@@ -48,6 +49,30 @@ TEST(InspectCommand, KernelTunerFolder) {
   EXPECT_EQ(c["config_width"], 10);
   EXPECT_EQ(c["graphs"][2]["failed_configs"], 473);  // A6000
   EXPECT_EQ(c["graphs"][2]["default_config"], 386);
+}
+
+TEST(InspectCommand, DatasetRootThroughItsNpzFolderSkipsEmptySplits) {
+  namespace fs = std::filesystem;
+  const std::string file = kShared + "/tpugraphs/alexnet_layout_reduced.npz";
+  if (!fs::exists(file)) GTEST_SKIP() << "shared data absent: " << file;
+  const fs::path root = fs::temp_directory_path() / ("graphcost_inspect_root_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path collection = root / "npz/layout/xla/default";
+  fs::create_directories(collection / "train");
+  fs::create_directories(collection / "valid");  // empty: skipped, not an error
+  fs::copy_file(file, collection / "train/alexnet.npz");
+  for (const std::string& path : {root.string(), (root / "npz").string(), (root / "npz/").string()}) {
+    auto [out, status] = run("inspect " + path + " --json");
+    ASSERT_EQ(status, 0) << path << ": " << out;
+    const nlohmann::json j = nlohmann::json::parse(out);
+    ASSERT_EQ(j.size(), 1u) << j;
+    EXPECT_EQ(j[0]["collection"], "layout:xla:default");
+    EXPECT_EQ(j[0]["split"], "train");
+    EXPECT_EQ(j[0]["graphs"][0]["nodes"], 372);
+  }
+  fs::remove(collection / "train/alexnet.npz");
+  EXPECT_EQ(run("inspect " + (root / "npz").string()).second >> 8, 1);  // nothing left to inspect
+  fs::remove_all(root);
 }
 
 }  // namespace

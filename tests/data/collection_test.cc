@@ -121,6 +121,27 @@ TEST_F(OpenCollection, TestFilesTakeRuntimesFromAnswers) {
   auto c = open_collection(root_.string(), id_, "test", keep);
   ASSERT_TRUE(c->configs(0).has_runtimes());
   EXPECT_EQ(c->configs(0).runtimes[2], 10);
+  // Through the root's npz/ folder (as the Kaggle download unpacks) the answers are found too.
+  auto via_npz = open_collection((root_ / "npz/").string(), id_, "test", keep);
+  ASSERT_TRUE(via_npz->configs(0).has_runtimes());
+  EXPECT_EQ(via_npz->configs(0).runtimes[2], 10);
+}
+
+TEST_F(OpenCollection, DatasetRootOrItsNpzFolder) {
+  write("a", testing::small_layout_record(), dir_);
+  const std::string root = root_.lexically_normal().string();
+  EXPECT_EQ(dataset_root_of(root_.string()), root);
+  EXPECT_EQ(dataset_root_of((root_ / "npz").string()), root);
+  EXPECT_EQ(dataset_root_of((root_ / "npz/").string()), root);
+  EXPECT_EQ(dataset_root_of((root_ / "npz/layout").string()), "");
+  EXPECT_EQ(dataset_root_of(dir_.string()), "");
+  EXPECT_EQ(dataset_root_of((root_ / "nothing").string()), "");
+  EXPECT_EQ(open_collection((root_ / "npz").string(), id_, "train", {})->size(), 1);
+  // An npz/ folder without layout/ or tile/ is a plain folder of files.
+  fs::create_directories(root_ / "other/npz");
+  write("b", testing::small_layout_record(), root_ / "other/npz");
+  EXPECT_EQ(dataset_root_of((root_ / "other/npz").string()), "");
+  EXPECT_EQ(open_collection((root_ / "other/npz").string(), id_, "", {})->size(), 1);
 }
 
 }  // namespace
