@@ -83,7 +83,7 @@ torch::Tensor inverse_degrees(const CsrVectors& csr, int64_t rows) {
 }  // namespace
 
 ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
-                                  bool every_node_configured) {
+                                  bool every_node_configured, bool final_shared) {
   const int64_t n = graph.num_nodes;
   const int64_t unreached = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> distance(static_cast<size_t>(n), unreached);
@@ -102,12 +102,14 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
       frontier.push_back(nodes[p]);
     }
   }
-  // Breadth-first over operands and users, num_layers + 1 hops deep.
+  // Breadth-first over operands and users, num_layers + 1 hops deep, or 2 num_layers for a
+  // restricted shared pass (its first layer reads the nodes within 2L hops).
+  const int64_t depth = final_shared ? num_layers + 1 : std::max(num_layers + 1, 2 * num_layers);
   const int64_t* op_off = graph.operand_offsets.data_ptr<int64_t>();
   const int64_t* op_idx = graph.operand_indices.data_ptr<int64_t>();
   const int64_t* us_off = graph.user_offsets.data_ptr<int64_t>();
   const int64_t* us_idx = graph.user_indices.data_ptr<int64_t>();
-  for (int64_t hop = 1; hop <= num_layers + 1 && !frontier.empty(); ++hop) {
+  for (int64_t hop = 1; hop <= depth && !frontier.empty(); ++hop) {
     std::vector<int64_t> next;
     auto visit = [&](int64_t u) {
       if (distance[u] == unreached) {
@@ -129,13 +131,14 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
   std::vector<int64_t> label_of(static_cast<size_t>(n));
   for (int64_t r = 0; r < n; ++r) label_of[order[r]] = r;
 
-  ConfigReachPlan plan;
-  plan.reach.assign(static_cast<size_t>(num_layers) + 2, 0);
+  // within[h]: nodes within h hops, h = 0 .. depth.
+  std::vector<int64_t> within(static_cast<size_t>(depth) + 1, 0);
   for (int64_t v = 0; v < n; ++v) {
-    for (int64_t l = 0; l <= num_layers + 1; ++l) {
-      if (distance[v] <= l) ++plan.reach[l];
-    }
+    if (distance[v] <= depth) ++within[distance[v]];
   }
+  for (int64_t h = 1; h <= depth; ++h) within[h] += within[h - 1];
+  ConfigReachPlan plan;
+  plan.reach.assign(within.begin(), within.begin() + num_layers + 2);
   plan.order = to_tensor(order);
   std::vector<int64_t> positions;
   if (!every_node_configured) {
@@ -158,6 +161,19 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
     layer.change.operand_scale = inverse_degrees(operands, rows);
     layer.change.user_scale = inverse_degrees(users, rows);
     plan.layers.push_back(std::move(layer));
+  }
+  for (int64_t l = 1; l <= num_layers; ++l) {
+    const int64_t rows = final_shared ? n : within[2 * num_layers - l];
+    const int64_t inputs = final_shared ? n : within[2 * num_layers - l + 1];
+    plan.shared_rows.push_back(rows);
+    plan.shared_inputs.push_back(inputs);
+    if (l > 1 && rows == plan.shared_rows[l - 2] && inputs == plan.shared_inputs[l - 2]) {
+      plan.shared_layers.push_back(plan.shared_layers.back());  // same CSRs, shared tensors
+      continue;
+    }
+    ReachLayerCsr layer;
+    set_layer_csrs(operands, users, rows, inputs, layer);
+    plan.shared_layers.push_back(std::move(layer));
   }
   return plan;
 }

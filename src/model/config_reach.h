@@ -34,11 +34,21 @@ struct ConfigReachPlan {
   torch::Tensor config_position;  // [reach[0]] int64
   std::vector<int64_t> reach;     // num_layers + 2 entries: nodes within 0 .. num_layers + 1 hops
   std::vector<ReachLayerCsr> layers;  // layer l (1-based) at index l - 1
+  // The configuration-independent ("shared") pass, also in labels: layer l computes its shared
+  // pre-activation on rows [0, shared_rows[l - 1]) from inputs [0, shared_inputs[l - 1]) through
+  // shared_layers[l - 1] (forward and reverse CSRs; `change` unused). Every node when the final
+  // shared state is wanted; otherwise only what the reached rows read: the last layer's
+  // pre-activation on the nodes within L hops, its inputs within L + 1, and so on back, one hop
+  // more per layer (layer l: rows within 2L - l hops, inputs within 2L - l + 1).
+  std::vector<int64_t> shared_rows, shared_inputs;
+  std::vector<ReachLayerCsr> shared_layers;
 };
 
 // Plans num_layers layers. every_node_configured: the configuration reaches every node from the
-// start (tile configurations are broadcast). Duplicate configurable nodes are an Error.
+// start (tile configurations are broadcast). final_shared: the shared pass covers every node (its
+// last state gives the per-graph constant); false restricts it to what the reached rows read.
+// Duplicate configurable nodes are an Error.
 ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
-                                  bool every_node_configured);
+                                  bool every_node_configured, bool final_shared = true);
 
 }  // namespace graphcost::model

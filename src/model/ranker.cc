@@ -78,16 +78,23 @@ torch::Tensor pad_rows(const torch::Tensor& part, int64_t total) {
   return torch::cat({part, torch::zeros(shape)}, 0);
 }
 
-// A SAGE layer's pre-activation on the shared (configuration-free) state of every node: [n, H].
+// The operand and user means of the shared (configuration-free) state for plan layer l's shared
+// rows: two [shared_rows, C] tensors from shared [shared_inputs, C], both in labels.
+std::pair<torch::Tensor, torch::Tensor> shared_means(const ConfigReachPlan& plan, size_t l,
+                                                     const torch::Tensor& shared) {
+  const ReachLayerCsr& csr = plan.shared_layers[l - 1];
+  return {mean_aggregate(shared, csr.operand_offsets, csr.operand_indices,
+                         csr.operand_reverse_offsets, csr.operand_reverse_indices),
+          mean_aggregate(shared, csr.user_offsets, csr.user_indices, csr.user_reverse_offsets,
+                         csr.user_reverse_indices)};
+}
+
+// Plan layer l's pre-activation on the shared state: [shared_rows, H] from [shared_inputs, C].
 torch::Tensor shared_pre_activation(torch::nn::Linear& layer, const torch::Tensor& shared,
-                                    const GraphTensors& g) {
-  return parallel_linear(torch::cat({shared,
-                                     mean_aggregate(shared, g.operand_offsets, g.operand_indices,
-                                                    g.user_offsets, g.user_indices),
-                                     mean_aggregate(shared, g.user_offsets, g.user_indices,
-                                                    g.operand_offsets, g.operand_indices)},
-                                    -1),
-                         layer);
+                                    const ConfigReachPlan& plan, size_t l) {
+  const auto [operands, users] = shared_means(plan, l, shared);
+  return parallel_linear(
+      torch::cat({shared.narrow(0, 0, plan.shared_rows[l - 1]), operands, users}, -1), layer);
 }
 
 // The pre-activation of the rows [0, reach[l]) that plan layer l (1-based) gives per
@@ -100,7 +107,7 @@ torch::Tensor pre_activation_with_change(const ConfigReachPlan& plan, size_t l,
   const int64_t rows = plan.reach[l];
   // The shared rows are added inside the aggregation's pass over [rows, S, H].
   return change_aggregate(projected.contiguous(), plan.layers[l - 1].change, rows,
-                          shared_pre.index_select(0, plan.order.narrow(0, 0, rows)));
+                          shared_pre.narrow(0, 0, rows).contiguous());
 }
 
 }  // namespace
@@ -243,7 +250,7 @@ torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
   return h;
 }
 
-torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& g,
+torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
                                              const torch::Tensor& independent,
                                              const torch::Tensor& configs, torch::Tensor& shared) {
   // The layer is linear before its activation, and mean aggregation commutes with a linear map,
@@ -255,7 +262,7 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   torch::nn::Linear& layer = layers_[0];
   const int64_t h = layer->weight.size(0);
   const torch::Tensor shared_in = shared.contiguous();
-  const torch::Tensor shared_pre = shared_pre_activation(layer, shared_in, g);
+  const torch::Tensor shared_pre = shared_pre_activation(layer, shared_in, plan, 1);
   const torch::Tensor& w = layer->weight;
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
@@ -264,7 +271,7 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan, const 
   torch::Tensor reached = activate(pre_activation_with_change(plan, 1, shared_pre, projected));
   torch::Tensor shared_out = activate(shared_pre);
   if (h == c0) {
-    shared_out = shared_out + shared_in;
+    shared_out = shared_out + shared_in.narrow(0, 0, plan.shared_rows[0]);
     reached = reached + torch::cat({independent.index_select(0, plan.order.narrow(0, 0, rows))
                                         .unsqueeze(1)
                                         .expand({rows, s, c1}),
@@ -296,9 +303,7 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
   const int64_t last = states.plan.reach[layers_.size()];
   torch::Tensor scores = head_->forward(states.reached).squeeze(-1).sum(0);
   if (last < n && with_constant) {
-    scores = scores + head_->forward(states.shared.index_select(
-                                         0, states.plan.order.slice(0, last, n)))
-                          .sum();
+    scores = scores + head_->forward(states.shared.slice(0, last, n)).sum();
   }
   return scores + zero;
 }
@@ -308,7 +313,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   const bool tile = options_.kind == data::ConfigKind::Tile;
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
-  SparseStates states{plan_config_reach(g, num_layers, tile), {}, {}};
+  SparseStates states{plan_config_reach(g, num_layers, tile, final_shared), {}, {}};
   const ConfigReachPlan& plan = states.plan;
   const torch::Tensor independent = node_state(g);
   const torch::Tensor configs = encode_configs(slate);
@@ -324,8 +329,12 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
                           configs.unsqueeze(0).expand({n, s, cc})},
                          -1);
   } else {
-    shared = torch::cat({independent, torch::zeros({n, cc})}, -1);
-    reached = first_layout_layer(plan, g, independent, configs, shared);
+    // The shared state lives in the plan's labels, on the rows the shared pass reads.
+    const int64_t inputs = plan.shared_inputs[0];
+    shared = torch::cat(
+        {independent.index_select(0, plan.order.narrow(0, 0, inputs)), torch::zeros({inputs, cc})},
+        -1);
+    reached = first_layout_layer(plan, independent, configs, shared);
     first_generic_layer = 2;
   }
 
@@ -341,20 +350,19 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     torch::nn::Linear& linear = layers_[layer];
     const int64_t h = linear->weight.size(0);
     const torch::Tensor shared_in = shared.contiguous();
-    const torch::Tensor shared_pre = shared_pre_activation(linear, shared_in, g);
+    const torch::Tensor shared_pre = shared_pre_activation(linear, shared_in, plan, l);
     // The weight's self, operand-mean and user-mean blocks stacked: one matmul projects the change
     // for all three ([before, S, 3H]).
     const torch::Tensor& w = linear->weight;
     const torch::Tensor w_blocks =
         torch::cat({w.narrow(1, 0, c), w.narrow(1, c, c), w.narrow(1, 2 * c, c)}, 0);
-    const torch::Tensor delta =
-        reached - shared_in.index_select(0, plan.order.narrow(0, 0, before)).unsqueeze(1);
+    const torch::Tensor delta = reached - shared_in.narrow(0, 0, before).unsqueeze(1);
     torch::Tensor next = activate(pre_activation_with_change(
         plan, l, shared_pre, parallel_matmul(delta, w_blocks)));
     if (h == c) {  // residual: the layer's input rows, reached or still shared
       torch::Tensor input_rows = reached;
       if (rows > before) {
-        const torch::Tensor border = shared_in.index_select(0, plan.order.slice(0, before, rows));
+        const torch::Tensor border = shared_in.slice(0, before, rows);
         input_rows = torch::cat({reached, border.unsqueeze(1).expand({rows - before, s, c})}, 0);
       }
       next = next + input_rows;
@@ -362,7 +370,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     if (options_.dropout > 0) next = torch::dropout(next, options_.dropout, is_training());
     if (update_shared) {
       torch::Tensor out = activate(shared_pre);
-      if (h == c) out = out + shared_in;
+      if (h == c) out = out + shared_in.narrow(0, 0, plan.shared_rows[l - 1]);
       if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
       shared = out;
     }
@@ -384,7 +392,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     }
     torch::Tensor x = reached;
     if (inputs > before) {
-      const torch::Tensor border = shared.index_select(0, plan.order.slice(0, before, inputs));
+      const torch::Tensor border = shared.slice(0, before, inputs);
       x = torch::cat({reached, border.unsqueeze(1).expand({inputs - before, s, border.size(1)})},
                      0);
     }
@@ -397,11 +405,9 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
     if (update_shared) {
       shared = shared.contiguous();
-      shared = sage_layer(l - 1, shared,
-                          mean_aggregate(shared, g.operand_offsets, g.operand_indices,
-                                         g.user_offsets, g.user_indices),
-                          mean_aggregate(shared, g.user_offsets, g.user_indices, g.operand_offsets,
-                                         g.operand_indices));
+      const auto [shared_operands, shared_users] = shared_means(plan, static_cast<size_t>(l), shared);
+      shared = sage_layer(l - 1, shared.narrow(0, 0, plan.shared_rows[l - 1]), shared_operands,
+                          shared_users);
     }
     reached = next;
   }
@@ -456,8 +462,7 @@ torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slat
   const int64_t last = states.plan.reach[layers_.size()];
   torch::Tensor pooled = states.reached.sum(0);
   if (last < n) {
-    pooled = pooled +
-             states.shared.index_select(0, states.plan.order.slice(0, last, n)).sum(0, true);
+    pooled = pooled + states.shared.slice(0, last, n).sum(0, true);
   }
   return pooled;
 }

@@ -123,9 +123,9 @@ class RankerImpl : public torch::nn::Module {
   torch::Tensor pooled_states(const GraphTensors& graph, const Slate& slate);
   torch::Tensor scores_from_embedding(const torch::Tensor& embedding);
   // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
-  torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const GraphTensors& graph,
-                                   const torch::Tensor& independent, const torch::Tensor& configs,
-                                   torch::Tensor& shared);
+  // shared enters as the plan's first shared inputs (in labels) and leaves as its shared rows.
+  torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const torch::Tensor& independent,
+                                   const torch::Tensor& configs, torch::Tensor& shared);
   static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
 
   ModelOptions options_;

@@ -40,6 +40,29 @@ TEST(ConfigReach, OrdersNodesByHopsFromConfigurableNodes) {
   EXPECT_EQ(values(plan.layers[0].operand_reverse_indices), (std::vector<int64_t>{2, 0, 1}));
 }
 
+TEST(ConfigReach, SharedPassCoversWhatTheReachedRowsRead) {
+  // Node 0 configurable: nodes 0..4 lie 0..4 hops away along the chain, node 5 is never reached.
+  const ConfigReachPlan every = plan_config_reach(chain({0}), 2, false);
+  EXPECT_EQ(every.shared_rows, (std::vector<int64_t>{6, 6}));
+  EXPECT_EQ(every.shared_inputs, (std::vector<int64_t>{6, 6}));
+  const ConfigReachPlan plan = plan_config_reach(chain({0}), 2, false, /*final_shared=*/false);
+  EXPECT_EQ(values(plan.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(plan.reach, (std::vector<int64_t>{1, 2, 3, 4}));
+  // Layer 2 (the last) needs its shared pre-activation on the 2-hop rows and reads 3 hops;
+  // layer 1 must then produce those 3-hop rows, reading 4 hops. Node 5 is never computed.
+  EXPECT_EQ(plan.shared_rows, (std::vector<int64_t>{4, 3}));
+  EXPECT_EQ(plan.shared_inputs, (std::vector<int64_t>{5, 4}));
+  ASSERT_EQ(plan.shared_layers.size(), 2u);
+  const ReachLayerCsr& last = plan.shared_layers[1];
+  EXPECT_EQ(values(last.operand_offsets), (std::vector<int64_t>{0, 0, 1, 2}));
+  EXPECT_EQ(values(last.operand_indices), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(values(last.user_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(values(last.user_indices), (std::vector<int64_t>{1, 2, 3}));
+  // Reverse of the operand CSR over the 4 inputs: label 3 is read by no row.
+  EXPECT_EQ(values(last.operand_reverse_offsets), (std::vector<int64_t>{0, 1, 2, 2, 2}));
+  EXPECT_EQ(values(last.operand_reverse_indices), (std::vector<int64_t>{1, 2}));
+}
+
 TEST(ConfigReach, TileReachesEveryNodeAndDuplicatesAreRejected) {
   const ConfigReachPlan tile = plan_config_reach(chain({}), 2, true);
   EXPECT_EQ(tile.reach, (std::vector<int64_t>{6, 6, 6, 6}));

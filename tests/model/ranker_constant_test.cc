@@ -30,6 +30,8 @@ class RankerConstantTest : public ::testing::Test {
 
 TEST_F(RankerConstantTest, ScoresDifferByOneConstantPerGraph) {
   ASSERT_LT(plan_config_reach(tensors, 3, false).reach[3], tensors.num_nodes);
+  // Without the constant the shared pass leaves out nodes too (those beyond 6 hops).
+  ASSERT_LT(plan_config_reach(tensors, 3, false, false).shared_inputs[0], tensors.num_nodes);
   Ranker model(small_layout_options());
   torch::NoGradGuard no_grad;
   double constant = 0;
