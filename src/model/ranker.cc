@@ -320,7 +320,8 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   const int64_t c1 = independent.size(1), cc = configs.size(-1);
 
   // "reached": labels [0, reach[l]) whose state depends on the configuration, one row per
-  // configuration; "shared": every node's state when no configuration reaches it, one row.
+  // configuration; "shared": the state of labels [0, shared rows) when no configuration reaches
+  // them, one row per label (every node unless final_shared is false).
   torch::Tensor& reached = states.reached;
   torch::Tensor& shared = states.shared;
   int64_t first_generic_layer = 1;

@@ -110,11 +110,14 @@ class RankerImpl : public torch::nn::Module {
   // The default model: per-node scalar head summed over the nodes.
   bool per_node_head() const;
   // Propagation through every SAGE layer with the configuration-independent rows shared.
+  // Both tensors are in the plan's labels: reached [reach[L], S, H], shared [rows, H].
   struct SparseStates {
     ConfigReachPlan plan;
     torch::Tensor reached, shared;
   };
-  // final_shared = false skips the last layer's configuration-independent pass.
+  // final_shared = false skips the last layer's configuration-independent pass and restricts the
+  // others to what the reached rows read (ConfigReachPlan::shared_rows); the scores then lack the
+  // per-graph constant.
   SparseStates sparse_states(const GraphTensors& graph, const Slate& slate,
                              bool final_shared = true);
   // Every node's final state for every configuration: [n, S, H].
