@@ -26,10 +26,16 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
   ranker->eval();
   std::vector<double> scores;
   scores.reserve(indices.size());
+  // The slates of one graph share its configuration-independent work (exact in eval mode).
+  RankerImpl::SharedCache cache;
   for (size_t start = 0; start < indices.size(); start += slate_size) {
     size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
     std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
-    torch::Tensor out = forward_graph(ranker, make_slate(graph, configs, chunk), segments).to(torch::kFloat64).contiguous();
+    const Slate slate = make_slate(graph, configs, chunk);
+    torch::Tensor out = (segments ? forward_graph(ranker, slate, segments)
+                                  : ranker->forward_cached(slate, true, &cache))
+                            .to(torch::kFloat64)
+                            .contiguous();
     const double* p = out.data_ptr<double>();
     scores.insert(scores.end(), p, p + out.numel());
   }

@@ -252,7 +252,8 @@ torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
 
 torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
                                              const torch::Tensor& independent,
-                                             const torch::Tensor& configs, torch::Tensor& shared) {
+                                             const torch::Tensor& configs, torch::Tensor& shared,
+                                             SharedCache* cache) {
   // The layer is linear before its activation, and mean aggregation commutes with a linear map,
   // so its input splits into a configuration-independent part (computed once, [n, H]) and the
   // configuration part, which is non-zero only at the configurable nodes: projected there
@@ -262,31 +263,47 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
   torch::nn::Linear& layer = layers_[0];
   const int64_t h = layer->weight.size(0);
   const torch::Tensor shared_in = shared.contiguous();
-  const torch::Tensor shared_pre = shared_pre_activation(layer, shared_in, plan, 1);
+  const torch::Tensor shared_pre =
+      cached(cache, 2, [&] { return shared_pre_activation(layer, shared_in, plan, 1); });
   const torch::Tensor& w = layer->weight;
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
   const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
   const torch::Tensor projected = parallel_matmul(config_rows, w_config);  // [a0, S, 3H]
   torch::Tensor reached = activate(pre_activation_with_change(plan, 1, shared_pre, projected));
-  torch::Tensor shared_out = activate(shared_pre);
+  // The shared output first: its dropout draws come before the reached rows'.
+  shared = cached(cache, 3, [&] {
+    torch::Tensor out = activate(shared_pre);
+    if (h == c0) out = out + shared_in.narrow(0, 0, plan.shared_rows[0]);
+    if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
+    return out;
+  });
   if (h == c0) {
-    shared_out = shared_out + shared_in.narrow(0, 0, plan.shared_rows[0]);
     reached = reached + torch::cat({independent.index_select(0, plan.order.narrow(0, 0, rows))
                                         .unsqueeze(1)
                                         .expand({rows, s, c1}),
                                     pad_rows(config_rows, rows)},
                                    -1);
   }
-  if (options_.dropout > 0) {
-    shared_out = torch::dropout(shared_out, options_.dropout, is_training());
-    reached = torch::dropout(reached, options_.dropout, is_training());
-  }
-  shared = shared_out;
+  if (options_.dropout > 0) reached = torch::dropout(reached, options_.dropout, is_training());
   return reached;
 }
 
+torch::Tensor RankerImpl::cached(SharedCache* cache, size_t slot,
+                                 const std::function<torch::Tensor()>& compute) {
+  if (cache == nullptr) return compute();
+  if (cache->tensors.size() <= slot) cache->tensors.resize(slot + 1);
+  torch::Tensor& kept = cache->tensors[slot];
+  if (!kept.defined()) kept = compute();
+  return kept;
+}
+
 torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
+  return forward_cached(slate, with_constant, nullptr);
+}
+
+torch::Tensor RankerImpl::forward_cached(const Slate& slate, bool with_constant,
+                                         SharedCache* cache) {
   if (!per_node_head()) return scores_from_embedding(embed(slate));
   const GraphTensors& g = check_slate(slate);
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
@@ -294,12 +311,16 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
   const torch::Tensor zero = head_->bias.sum() * 0;
   if (s == 0 || n == 0) return torch::zeros({s}) + zero;
   // Without gradients nothing is kept for a backward, so big slates go in chunks to bound memory.
+  // The chunks share the configuration-independent work (a cache of their own without one).
   if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
-    return in_chunks(slate, kInferenceChunk,
-                     [&](const Slate& part) { return forward(part, with_constant); });
+    SharedCache local;
+    SharedCache* shared_cache = cache != nullptr ? cache : &local;
+    return in_chunks(slate, kInferenceChunk, [&](const Slate& part) {
+      return forward_cached(part, with_constant, shared_cache);
+    });
   }
   if (options_.graph_norm) return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0) + zero;
-  const SparseStates states = sparse_states(g, slate, with_constant);
+  const SparseStates states = sparse_states(g, slate, with_constant, cache);
   const int64_t last = states.plan.reach[layers_.size()];
   torch::Tensor scores = head_->forward(states.reached).squeeze(-1).sum(0);
   if (last < n && with_constant) {
@@ -309,13 +330,25 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
 }
 
 RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const Slate& slate,
-                                                   bool final_shared) {
+                                                   bool final_shared, SharedCache* cache) {
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   const bool tile = options_.kind == data::ConfigKind::Tile;
   const int64_t num_layers = static_cast<int64_t>(layers_.size());
-  SparseStates states{plan_config_reach(g, num_layers, tile, final_shared), {}, {}};
+  // The cache is exact only when nothing is recorded for a backward and dropout draws nothing.
+  if (cache != nullptr && (torch::GradMode::is_enabled() || (options_.dropout > 0 && is_training())))
+    cache = nullptr;
+  if (cache != nullptr && (cache->graph != &g || cache->final_shared != final_shared)) {
+    *cache = SharedCache{&g, final_shared, nullptr, {}};
+  }
+  if (cache != nullptr && !cache->plan) {
+    cache->plan = std::make_shared<const ConfigReachPlan>(
+        plan_config_reach(g, num_layers, tile, final_shared));
+  }
+  SparseStates states{cache != nullptr ? *cache->plan
+                                       : plan_config_reach(g, num_layers, tile, final_shared),
+                      {}, {}};
   const ConfigReachPlan& plan = states.plan;
-  const torch::Tensor independent = node_state(g);
+  const torch::Tensor independent = cached(cache, 0, [&] { return node_state(g); });
   const torch::Tensor configs = encode_configs(slate);
   const int64_t c1 = independent.size(1), cc = configs.size(-1);
 
@@ -332,10 +365,12 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   } else {
     // The shared state lives in the plan's labels, on the rows the shared pass reads.
     const int64_t inputs = plan.shared_inputs[0];
-    shared = torch::cat(
-        {independent.index_select(0, plan.order.narrow(0, 0, inputs)), torch::zeros({inputs, cc})},
-        -1);
-    reached = first_layout_layer(plan, independent, configs, shared);
+    shared = cached(cache, 1, [&] {
+      return torch::cat({independent.index_select(0, plan.order.narrow(0, 0, inputs)),
+                         torch::zeros({inputs, cc})},
+                        -1);
+    });
+    reached = first_layout_layer(plan, independent, configs, shared, cache);
     first_generic_layer = 2;
   }
 
@@ -351,7 +386,8 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     torch::nn::Linear& linear = layers_[layer];
     const int64_t h = linear->weight.size(0);
     const torch::Tensor shared_in = shared.contiguous();
-    const torch::Tensor shared_pre = shared_pre_activation(linear, shared_in, plan, l);
+    const torch::Tensor shared_pre =
+        cached(cache, 2 * l, [&] { return shared_pre_activation(linear, shared_in, plan, l); });
     // The weight's self, operand-mean and user-mean blocks stacked: one matmul projects the change
     // for all three ([before, S, 3H]).
     const torch::Tensor& w = linear->weight;
@@ -370,10 +406,12 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     }
     if (options_.dropout > 0) next = torch::dropout(next, options_.dropout, is_training());
     if (update_shared) {
-      torch::Tensor out = activate(shared_pre);
-      if (h == c) out = out + shared_in.narrow(0, 0, plan.shared_rows[l - 1]);
-      if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
-      shared = out;
+      shared = cached(cache, 2 * l + 1, [&] {
+        torch::Tensor out = activate(shared_pre);
+        if (h == c) out = out + shared_in.narrow(0, 0, plan.shared_rows[l - 1]);
+        if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
+        return out;
+      });
     }
     return next;
   };
@@ -405,10 +443,12 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
                                                csr.user_reverse_offsets, csr.user_reverse_indices);
     torch::Tensor next = sage_layer(l - 1, x.narrow(0, 0, rows), operands, users);
     if (update_shared) {
-      shared = shared.contiguous();
-      const auto [shared_operands, shared_users] = shared_means(plan, static_cast<size_t>(l), shared);
-      shared = sage_layer(l - 1, shared.narrow(0, 0, plan.shared_rows[l - 1]), shared_operands,
-                          shared_users);
+      shared = cached(cache, static_cast<size_t>(2 * l + 1), [&] {
+        const torch::Tensor in = shared.contiguous();
+        const auto [shared_operands, shared_users] = shared_means(plan, static_cast<size_t>(l), in);
+        return sage_layer(static_cast<size_t>(l - 1), in.narrow(0, 0, plan.shared_rows[l - 1]),
+                          shared_operands, shared_users);
+      });
     }
     reached = next;
   }

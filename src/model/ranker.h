@@ -7,7 +7,8 @@
 #pragma once
 
 #include <torch/torch.h>
-
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -78,6 +79,20 @@ class RankerImpl : public torch::nn::Module {
   // for every configuration of the graph: the scores shift by one constant per graph, which
   // shift-invariant (ranking) losses do not see, and the last layer's shared pass is skipped.
   torch::Tensor forward(const Slate& slate, bool with_constant = true);
+  // Configuration-independent work on one graph (reach plan, node states, the shared pass),
+  // kept between forward_cached calls when no gradients are recorded and dropout is inactive:
+  // scoring a graph's configurations in many slates then computes it once. It belongs to one
+  // graph and one set of parameters: make one per graph and scoring pass, drop it afterwards
+  // (another graph or another with_constant resets it).
+  struct SharedCache {
+    const GraphTensors* graph = nullptr;
+    bool final_shared = true;
+    std::shared_ptr<const ConfigReachPlan> plan;
+    std::vector<torch::Tensor> tensors;  // by slot: see RankerImpl::cached
+  };
+  // forward(), with the configuration-independent work taken from (and stored in) cache where
+  // that is exact; cache may be null. Same scores as forward().
+  torch::Tensor forward_cached(const Slate& slate, bool with_constant, SharedCache* cache);
   // The same scores computed naively, every node for every configuration: the reference that
   // tests compare forward() against (architecture "sage").
   torch::Tensor forward_dense(const Slate& slate);
@@ -119,7 +134,12 @@ class RankerImpl : public torch::nn::Module {
   // others to what the reached rows read (ConfigReachPlan::shared_rows); the scores then lack the
   // per-graph constant.
   SparseStates sparse_states(const GraphTensors& graph, const Slate& slate,
-                             bool final_shared = true);
+                             bool final_shared = true, SharedCache* cache = nullptr);
+  // compute(), or its value kept in cache's slot (computed there the first time); no cache:
+  // compute(). Slots: 0 node states, 1 the first layer's shared input, 2l and 2l + 1 layer l's
+  // shared pre-activation and shared output.
+  static torch::Tensor cached(SharedCache* cache, size_t slot,
+                              const std::function<torch::Tensor()>& compute);
   // Every node's final state for every configuration: [n, S, H].
   torch::Tensor dense_states(const GraphTensors& graph, const Slate& slate);
   // Sum-pooled final node states [S, H], before attention; chunked without gradients.
@@ -128,7 +148,8 @@ class RankerImpl : public torch::nn::Module {
   // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
   // shared enters as the plan's first shared inputs (in labels) and leaves as its shared rows.
   torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const torch::Tensor& independent,
-                                   const torch::Tensor& configs, torch::Tensor& shared);
+                                   const torch::Tensor& configs, torch::Tensor& shared,
+                                   SharedCache* cache);
   static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
 
   ModelOptions options_;

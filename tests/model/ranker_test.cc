@@ -95,6 +95,40 @@ TEST_F(RankerTest, InferenceInChunksMatchesOneSlate) {
   EXPECT_TRUE(torch::allclose(model->forward(slate), with_grad, 1e-5, 1e-6));
 }
 
+TEST_F(RankerTest, SharedCacheKeepsTheScores) {
+  ModelOptions options = small_options(data::ConfigKind::Layout);
+  options.dropout = 0.2;
+  Ranker model(options);
+  model->eval();
+  const Slate a = layout_slate(7, 1), b = layout_slate(40, 2);
+  // References without a cache: one slate each, with gradients (so neither chunked nor cached).
+  const torch::Tensor ref_a = model->forward(a).detach(), ref_b = model->forward(b).detach();
+  const torch::Tensor ref_a_partial = model->forward(a, false).detach();
+  torch::NoGradGuard no_grad;
+  RankerImpl::SharedCache cache;
+  EXPECT_TRUE(torch::allclose(model->forward_cached(a, true, &cache), ref_a, 1e-5, 1e-6));
+  ASSERT_TRUE(cache.plan);
+  EXPECT_EQ(cache.graph, &tensors);
+  // Slots 0-7: node states, the first shared input, each of the 3 layers' shared
+  // pre-activation and output (the last layer's output too: the constant needs it).
+  ASSERT_EQ(cache.tensors.size(), 8u);
+  for (const torch::Tensor& t : cache.tensors) EXPECT_TRUE(t.defined());
+  const torch::Tensor kept = cache.tensors[2];
+  // A second slate (chunked) reuses the kept tensors and gives its own scores.
+  EXPECT_TRUE(torch::allclose(model->forward_cached(b, true, &cache), ref_b, 1e-5, 1e-6));
+  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+  // Another with_constant starts the cache afresh.
+  EXPECT_TRUE(torch::allclose(model->forward_cached(a, false, &cache), ref_a_partial, 1e-5, 1e-6));
+  EXPECT_FALSE(cache.final_shared);
+  EXPECT_FALSE(cache.tensors[2].is_same(kept));
+  // With dropout drawing (training mode) nothing is cached.
+  model->train();
+  RankerImpl::SharedCache unused;
+  model->forward_cached(a, true, &unused);
+  EXPECT_FALSE(unused.plan);
+  EXPECT_TRUE(unused.tensors.empty());
+}
+
 TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {
   Ranker model(small_options(data::ConfigKind::Layout));
   Slate slate = layout_slate(6, 3);
