@@ -34,10 +34,11 @@ std::vector<double> score_configs_by_wins(Ranker& ranker, const GraphTensors& gr
   const bool was_training = ranker->is_training();
   ranker->eval();
   std::vector<torch::Tensor> parts;
+  RankerImpl::SharedCache cache;  // the chunks share the graph's configuration-independent work
   for (int64_t start = 0; start < count; start += slate_size) {
     std::vector<int64_t> chunk(indices.begin() + start,
                                indices.begin() + std::min(count, start + slate_size));
-    parts.push_back(ranker->embed(make_slate(graph, configs, chunk)));
+    parts.push_back(ranker->embed(make_slate(graph, configs, chunk), &cache));
   }
   const torch::Tensor embeddings = torch::cat(parts);
   const std::vector<int64_t> references = pairwise_reference_positions(

@@ -27,12 +27,14 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
   std::vector<double> scores;
   scores.reserve(indices.size());
   // The slates of one graph share its configuration-independent work (exact in eval mode).
+  // A model trained by segments is scored by segments, each with its own cache.
   RankerImpl::SharedCache cache;
+  SegmentCaches segment_caches;
   for (size_t start = 0; start < indices.size(); start += slate_size) {
     size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
     std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
     const Slate slate = make_slate(graph, configs, chunk);
-    torch::Tensor out = (segments ? forward_graph(ranker, slate, segments)
+    torch::Tensor out = (segments ? forward_by_segments(ranker, *segments, slate, &segment_caches)
                                   : ranker->forward_cached(slate, true, &cache))
                             .to(torch::kFloat64)
                             .contiguous();

@@ -304,7 +304,7 @@ torch::Tensor RankerImpl::forward(const Slate& slate, bool with_constant) {
 
 torch::Tensor RankerImpl::forward_cached(const Slate& slate, bool with_constant,
                                          SharedCache* cache) {
-  if (!per_node_head()) return scores_from_embedding(embed(slate));
+  if (!per_node_head()) return scores_from_embedding(embed(slate, cache));
   const GraphTensors& g = check_slate(slate);
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   // Keeps the result attached to the parameters even for an empty graph.
@@ -489,17 +489,20 @@ torch::Tensor RankerImpl::forward_dense(const Slate& slate) {
   return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0);
 }
 
-torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slate) {
+torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slate,
+                                        SharedCache* cache) {
   const int64_t s = slate.config_features.size(0), n = g.num_nodes;
   const int64_t width = options_.hidden.back();
   const torch::Tensor zero = layers_.back()->bias.sum() * 0;
   if (s == 0 || n == 0) return torch::zeros({s, width}) + zero;
   if (!torch::GradMode::is_enabled() && s > kInferenceChunk) {
+    SharedCache local;
+    SharedCache* shared_cache = cache != nullptr ? cache : &local;
     return in_chunks(slate, kInferenceChunk,
-                     [&](const Slate& part) { return pooled_states(g, part); });
+                     [&](const Slate& part) { return pooled_states(g, part, shared_cache); });
   }
   if (options_.graph_norm) return dense_states(g, slate).sum(0);
-  const SparseStates states = sparse_states(g, slate);
+  const SparseStates states = sparse_states(g, slate, /*final_shared=*/true, cache);
   const int64_t last = states.plan.reach[layers_.size()];
   torch::Tensor pooled = states.reached.sum(0);
   if (last < n) {
@@ -508,13 +511,13 @@ torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slat
   return pooled;
 }
 
-torch::Tensor RankerImpl::embed_before_attention(const Slate& slate) {
+torch::Tensor RankerImpl::embed_before_attention(const Slate& slate, SharedCache* cache) {
   const GraphTensors& g = check_slate(slate);
-  return mlp_ ? mlp_->forward(g, encode_configs(slate)) : pooled_states(g, slate);
+  return mlp_ ? mlp_->forward(g, encode_configs(slate)) : pooled_states(g, slate, cache);
 }
 
-torch::Tensor RankerImpl::embed(const Slate& slate) {
-  const torch::Tensor e = embed_before_attention(slate);
+torch::Tensor RankerImpl::embed(const Slate& slate, SharedCache* cache) {
+  const torch::Tensor e = embed_before_attention(slate, cache);
   return attention_ ? attention_->forward(e) : e;
 }
 

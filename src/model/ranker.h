@@ -99,9 +99,11 @@ class RankerImpl : public torch::nn::Module {
   // Each configuration's embedding, what the score and pairwise heads read: [S, E]. "sage": the
   // final node states summed over the nodes; "mlp": the last hidden layer; with attention,
   // followed by the attention layer's output (E doubles).
-  torch::Tensor embed(const Slate& slate);
-  // The embedding before the attention layer (embed() without attention): [S, E].
-  torch::Tensor embed_before_attention(const Slate& slate);
+  // cache as in forward_cached (used only where exact, may be null).
+  torch::Tensor embed(const Slate& slate, SharedCache* cache = nullptr);
+  // The embedding before the attention layer (embed() without attention): [S, E]. It does not
+  // depend on the slate, so scoring a graph in many slates may share one cache.
+  torch::Tensor embed_before_attention(const Slate& slate, SharedCache* cache = nullptr);
   // With attention and the score head: the scores of configurations whose embeddings before
   // attention are e [N, E], each in its own slate with the same anchors [A, E] (see
   // SlateAttentionImpl::forward_anchored): [N].
@@ -142,8 +144,9 @@ class RankerImpl : public torch::nn::Module {
                               const std::function<torch::Tensor()>& compute);
   // Every node's final state for every configuration: [n, S, H].
   torch::Tensor dense_states(const GraphTensors& graph, const Slate& slate);
-  // Sum-pooled final node states [S, H], before attention; chunked without gradients.
-  torch::Tensor pooled_states(const GraphTensors& graph, const Slate& slate);
+  // Sum-pooled final node states [S, H], before attention; chunked without gradients, the
+  // chunks sharing cache (or a cache of their own).
+  torch::Tensor pooled_states(const GraphTensors& graph, const Slate& slate, SharedCache* cache);
   torch::Tensor scores_from_embedding(const torch::Tensor& embedding);
   // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
   // shared enters as the plan's first shared inputs (in labels) and leaves as its shared rows.

@@ -42,22 +42,27 @@ Slate segment_slate(const Slate& slate, const SegmentTensors& segment) {
   return out;
 }
 
-torch::Tensor forward_segment(Ranker& ranker, const SegmentTensors& segment, const Slate& slate) {
+torch::Tensor forward_segment(Ranker& ranker, const SegmentTensors& segment, const Slate& slate,
+                              RankerImpl::SharedCache* cache) {
   Slate part = segment_slate(slate, segment);
   const int64_t s = part.config_features.size(0);
   if (part.config_features.dim() == 3 && !segment.has_configurable && s > 1) {
     part.config_features = part.config_features.narrow(0, 0, 1);
     part.config_indices.resize(1);
-    return ranker->forward(part).expand({s});
+    return ranker->forward_cached(part, true, cache).expand({s});
   }
-  return ranker->forward(part);
+  return ranker->forward_cached(part, true, cache);
 }
 
-torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, const Slate& slate) {
+torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, const Slate& slate,
+                                  SegmentCaches* caches) {
   check_data(slate.config_features.defined(), "segments", "slate", "no configuration features");
+  if (caches != nullptr) caches->resize(graph.segments.size());
   torch::Tensor total = torch::zeros({slate.config_features.size(0)});
-  for (const SegmentTensors& segment : graph.segments)
-    total = total + forward_segment(ranker, segment, slate);
+  for (size_t k = 0; k < graph.segments.size(); ++k) {
+    total = total + forward_segment(ranker, graph.segments[k], slate,
+                                    caches != nullptr ? &(*caches)[k] : nullptr);
+  }
   return total;
 }
 

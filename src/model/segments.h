@@ -45,10 +45,18 @@ Slate segment_slate(const Slate& slate, const SegmentTensors& segment);
 
 // Scores [S] of segment s: ranker->forward on its slate. A layout segment without configurable
 // nodes is evaluated once and broadcast (its score does not depend on the configuration).
-torch::Tensor forward_segment(Ranker& ranker, const SegmentTensors& segment, const Slate& slate);
+// cache (may be null) keeps the segment's configuration-independent work between calls, as
+// RankerImpl::forward_cached does for a whole graph.
+torch::Tensor forward_segment(Ranker& ranker, const SegmentTensors& segment, const Slate& slate,
+                              RankerImpl::SharedCache* cache = nullptr);
 
-// Scores [S] of the whole slate: the sum over every segment of forward_segment.
-torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, const Slate& slate);
+// One cache per segment of a graph, for scoring it in many slates.
+using SegmentCaches = std::vector<RankerImpl::SharedCache>;
+
+// Scores [S] of the whole slate: the sum over every segment of forward_segment. caches (may be
+// null) holds one cache per segment and is sized on first use.
+torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, const Slate& slate,
+                                  SegmentCaches* caches = nullptr);
 
 // forward_by_segments when segments is given, else ranker->forward(slate): what scoring a whole
 // graph does, so a model trained by segments is evaluated by segments.

@@ -48,13 +48,17 @@ std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& g
   torch::NoGradGuard no_grad;
   const bool was_training = ranker->is_training();
   ranker->eval();
+  // Embeddings before attention do not depend on the slate: the graph's configuration-independent
+  // work is computed once for the anchors and every chunk.
+  RankerImpl::SharedCache cache;
   const torch::Tensor anchor_embeddings =
-      ranker->embed_before_attention(make_slate(graph, configs, chosen));
+      ranker->embed_before_attention(make_slate(graph, configs, chosen), &cache);
   scores.reserve(indices.size());
   for (size_t start = 0; start < indices.size(); start += slate_size) {
     const size_t end = std::min(indices.size(), start + static_cast<size_t>(slate_size));
     const std::vector<int64_t> chunk(indices.begin() + start, indices.begin() + end);
-    const torch::Tensor e = ranker->embed_before_attention(make_slate(graph, configs, chunk));
+    const torch::Tensor e =
+        ranker->embed_before_attention(make_slate(graph, configs, chunk), &cache);
     const torch::Tensor out =
         ranker->scores_anchored(e, anchor_embeddings).to(torch::kFloat64).contiguous();
     scores.insert(scores.end(), out.data_ptr<double>(), out.data_ptr<double>() + out.numel());

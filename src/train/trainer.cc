@@ -37,11 +37,6 @@ extern "C" void on_interrupt(int signal) {
 // Validation samples come from their own stream family so they never overlap the batches'.
 constexpr uint64_t kValidationStream = 0x76616c6964ULL;
 
-std::vector<double> to_vector(const torch::Tensor& t) {
-  torch::Tensor c = t.detach().to(torch::kCPU, torch::kFloat64).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-
 void append_line(const std::string& path, const nlohmann::json& line) {
   std::ofstream out(path, std::ios::app);
   out << line.dump() << "\n";
@@ -106,22 +101,16 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     // slate_size - 1 anchors, a slate of the training size (model/tta.h).
     const bool pairwise = model->options().head == "pairwise";
     const bool anchored = model->options().attention && !pairwise && !segments;
-    if (pairwise)
-      prediction.predicted = model::score_configs(model, cache.get(g), configs, indices, chunk);
     if (anchored) {
       prediction.predicted = model::score_configs_anchored(
           model, cache.get(g), configs, indices, chunk,
           std::max<int64_t>(1, options.slate_size - 1),
           (options.seed ^ kValidationStream) + static_cast<uint64_t>(g));
-    }
-    for (size_t begin = 0; !pairwise && !anchored && begin < indices.size(); begin += chunk) {
-      std::vector<int64_t> part(
-          indices.begin() + begin,
-          indices.begin() + std::min(indices.size(), begin + static_cast<size_t>(chunk)));
-      model::Slate slate = model::make_slate(cache.get(g), configs, part);
-      slate.graph_index = g;
-      std::vector<double> scores = to_vector(model::forward_graph(model, slate, segments.get()));
-      prediction.predicted.insert(prediction.predicted.end(), scores.begin(), scores.end());
+    } else {
+      // In slates of valid_batch, the graph's configuration-independent work computed once
+      // (score_configs; by segments for a model trained by them).
+      prediction.predicted =
+          model::score_configs(model, cache.get(g), configs, indices, chunk, segments.get());
     }
     for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
     const auto& p = prediction.predicted;

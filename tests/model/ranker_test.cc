@@ -129,6 +129,29 @@ TEST_F(RankerTest, SharedCacheKeepsTheScores) {
   EXPECT_TRUE(unused.tensors.empty());
 }
 
+TEST_F(RankerTest, SharedCacheKeepsTheEmbeddingsBeforeAttention) {
+  ModelOptions options = small_options(data::ConfigKind::Layout);
+  options.attention = true;
+  Ranker model(options);
+  model->eval();
+  const Slate a = layout_slate(5, 3), b = layout_slate(37, 4);
+  // References: one slate each with gradients recorded, so neither chunked nor cached.
+  const torch::Tensor ref_a = model->embed_before_attention(a).detach();
+  const torch::Tensor ref_b = model->embed_before_attention(b).detach();
+  const torch::Tensor ref_scores = model->forward(b).detach();
+  torch::NoGradGuard no_grad;
+  RankerImpl::SharedCache cache;
+  EXPECT_TRUE(torch::allclose(model->embed_before_attention(a, &cache), ref_a, 1e-5, 1e-6));
+  ASSERT_TRUE(cache.plan);
+  ASSERT_GE(cache.tensors.size(), 3u);
+  const torch::Tensor kept = cache.tensors[2];
+  EXPECT_TRUE(torch::allclose(model->embed_before_attention(b, &cache), ref_b, 1e-5, 1e-6));
+  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+  // The attention model's scores through forward_cached use the same cache.
+  EXPECT_TRUE(torch::allclose(model->forward_cached(b, true, &cache), ref_scores, 1e-5, 1e-6));
+  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+}
+
 TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {
   Ranker model(small_options(data::ConfigKind::Layout));
   Slate slate = layout_slate(6, 3);

@@ -112,6 +112,36 @@ TEST(Segments, ScoreConfigsScoresBySegments) {
   EXPECT_FALSE(segments_for_model(graph, small_options()));
 }
 
+TEST(Segments, CachesKeepEachSegmentsSharedWorkAcrossSlates) {
+  torch::manual_seed(0);
+  Ranker model(small_options());
+  model->eval();
+  const data::Graph graph = test_graph();
+  const GraphTensors whole = make_graph_tensors(graph);
+  const SegmentedGraph segmented =
+      make_segmented_graph(graph, 16, data::SegmentPartition::Contiguous);
+  const int64_t nc = whole.configurable_nodes.size(0);
+  Slate a, b;
+  a.graph = b.graph = &whole;
+  a.config_features = random_layouts(3, nc, 4);
+  b.config_features = random_layouts(20, nc, 5);  // over one inference chunk
+  torch::NoGradGuard no_grad;
+  SegmentCaches caches;
+  const torch::Tensor got_a = forward_by_segments(model, segmented, a, &caches);
+  ASSERT_EQ(caches.size(), segmented.segments.size());
+  for (size_t k = 0; k < caches.size(); ++k) {
+    EXPECT_EQ(caches[k].graph, &segmented.segments[k].graph) << "segment " << k;
+    EXPECT_TRUE(caches[k].plan) << "segment " << k;
+  }
+  const torch::Tensor kept = caches[0].tensors.at(2);
+  const torch::Tensor got_b = forward_by_segments(model, segmented, b, &caches);
+  EXPECT_TRUE(caches[0].tensors.at(2).is_same(kept));
+  EXPECT_TRUE(torch::allclose(got_a, naive_segment_sum(model, graph, 16, a.config_features), 1e-4,
+                              1e-4));
+  EXPECT_TRUE(torch::allclose(got_b, naive_segment_sum(model, graph, 16, b.config_features), 1e-4,
+                              1e-4));
+}
+
 TEST(Segments, ModelOptionsJsonCarriesTheSegmentSize) {
   ModelOptions options = small_options();
   options.segment_nodes = 4096;
