@@ -127,10 +127,23 @@ void run_inspect(const InspectOptions& o) {
     }
     if (out.empty()) throw Error(o.path, "", "no collection files under npz/");
   } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
-    data::CollectionId id = data::CollectionId::parse(o.collection.empty() ? "layout:xla:default" : o.collection);
-    for (const std::string& split : splits) {
-      if (fs::is_directory(p / split)) out.push_back(inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
+    // A collection folder: the collection its names say (npz/tile/xla), else the kind the data has.
+    data::CollectionId id;
+    if (o.collection.empty()) {
+      load.kind_from_data = true;
+    } else {
+      id = data::CollectionId::parse(o.collection);
     }
+    for (const std::string& split : splits) {
+      if (!fs::is_directory(p / split)) continue;
+      if (!has_record_files(p / split)) {  // as for a dataset root: skipped with a note
+        std::cerr << "inspect: " << (p / split).string() << ": no .npz or .pb files, skipped\n";
+        continue;
+      }
+      out.push_back(
+          inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
+    }
+    if (out.empty()) throw Error(o.path, "", "no .npz or .pb files in its split folders");
   } else {
     // One file or one folder of files: the kind comes from the data unless a collection is named.
     data::CollectionId id;

@@ -63,10 +63,12 @@ struct TrainCommand {
   bool skip_invalid = false;
   std::vector<std::string> exclude;
   std::unique_ptr<OptionBinder> binder;
+  const CLI::Option* collection_option = nullptr;
 };
 
 void run(const TrainCommand& command) {
   train::TrainOptions options;
+  bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";
   if (command.resume) {
     // A resumed run keeps its stored options (data path included); explicit --iterations and
@@ -80,6 +82,7 @@ void run(const TrainCommand& command) {
     } catch (const nlohmann::json::exception& e) {
       throw Error(command.config, "", std::string("not valid JSON: ") + e.what());
     }
+    collection_in_config = j.is_object() && j.contains("collection");
     try {
       train::from_json(j, options);
     } catch (const Error& e) {
@@ -89,6 +92,10 @@ void run(const TrainCommand& command) {
   command.binder->apply(options);
   check_data(!options.data.empty(), "train", "--data",
              "no dataset path given (--data or \"data\" in --config)");
+  // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
+  if (!command.resume && !collection_in_config && command.collection_option->count() == 0) {
+    if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
+  }
   const data::CollectionId id = data::CollectionId::parse(options.collection);
   data::LoadOptions load;
   load.skip_invalid = command.skip_invalid;
@@ -145,7 +152,9 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");
   b.bind("--data", &O::data, "Dataset root, collection folder, .npz file or pack");
   b.bind("--collection", &O::collection,
-         "Collection id: tile:xla or layout:{xla,nlp}:{default,random}");
+         "Collection id: tile:xla or layout:{xla,nlp}:{default,random} (default: the one a "
+         "collection or split folder given as --data is, e.g. npz/tile/xla, else this)");
+  command->collection_option = sub->get_option("--collection");
   b.bind("--split", &O::split, "Split to train on");
   b.bind("--valid-split", &O::valid_split, "Split to validate on (empty: none)");
   b.bind("--valid-data", &O::valid_data,

@@ -21,11 +21,16 @@ struct XgbTrainCommand {
   std::vector<std::string> exclude;
   bool skip_invalid = false;
   xgb::XgbOptions options;
+  const CLI::Option* collection_option = nullptr;
 };
 
 void run_xgb_train(const XgbTrainCommand& command) {
   namespace fs = std::filesystem;
-  const data::CollectionId id = data::CollectionId::parse(command.collection);
+  // Not named: a collection folder's own (npz/layout/xla/random), else the default.
+  const auto named = data::collection_id_in_path(command.data);
+  const data::CollectionId id = command.collection_option->count() == 0 && named
+                                    ? *named
+                                    : data::CollectionId::parse(command.collection);
   data::LoadOptions load;
   load.skip_invalid = command.skip_invalid;
   load.exclude = command.exclude;
@@ -60,7 +65,11 @@ void add_xgb_command(CLI::App& app) {
   auto c = std::make_shared<XgbTrainCommand>();
   xgb::XgbOptions& o = c->options;
   cmd->add_option("--data", c->data, "dataset root, collection folder, file or pack")->required();
-  cmd->add_option("--collection", c->collection, "collection id")->capture_default_str();
+  c->collection_option =
+      cmd->add_option("--collection", c->collection,
+                      "collection id (default: the one a collection or split folder given as "
+                      "--data is, else this)")
+          ->capture_default_str();
   cmd->add_option("--split", c->split, "split to train on")->capture_default_str();
   cmd->add_option("--out", c->out, "run folder to write")->required();
   cmd->add_option("--exclude", c->exclude, "graph names (file stems) to leave out");

@@ -117,7 +117,43 @@ std::string dataset_root_of(const std::string& path) {
   return "";
 }
 
+std::optional<CollectionId> collection_id_in_path(const std::string& path) {
+  std::error_code error;
+  const fs::path p = fs::absolute(fs::path(path), error).lexically_normal();
+  if (error || !fs::is_directory(p)) return std::nullopt;
+  std::vector<std::string> names;
+  for (const fs::path& part : p) {
+    if (!part.empty() && part != "/") names.push_back(part.string());
+  }
+  if (!names.empty() && (names.back() == "train" || names.back() == "valid" || names.back() == "test"))
+    names.pop_back();
+  for (const CollectionId& id : CollectionId::all()) {
+    std::vector<std::string> want = {id.kind == ConfigKind::Tile ? "tile" : "layout", id.space};
+    if (id.kind == ConfigKind::Layout) want.push_back(id.search);
+    if (names.size() >= want.size() &&
+        std::equal(want.begin(), want.end(), names.end() - static_cast<std::ptrdiff_t>(want.size())))
+      return id;
+  }
+  return std::nullopt;
+}
+
 namespace {
+
+// The id to read path as. A folder that names its collection (collection_id_in_path) is read as
+// that one when the kind comes from the data; otherwise asking for another is an error, so that
+// runs, reports and submissions never carry the wrong collection's name.
+CollectionId id_for_path(const std::string& path, const CollectionId& id,
+                         const LoadOptions& options) {
+  if (!dataset_root_of(path).empty()) return id;
+  const std::optional<CollectionId> named = collection_id_in_path(path);
+  if (!named) return id;
+  if (options.kind_from_data) return *named;
+  if (!(*named == id)) {
+    throw Error(path, "", "is a folder of collection " + named->str() + ", but collection " +
+                              id.str() + " was asked");
+  }
+  return id;
+}
 
 struct Located {
   std::vector<std::string> files;
@@ -343,14 +379,16 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     // Pruning leaves configurations as they are, so they stay in the mapping.
     return prune_collection(std::move(pack), options.prune_hops, options.prune_seed_opcodes);
   }
-  Loaded loaded = is_kernel_tuner_source(path, split) ? load_kernel_tuner(path, options)
-                                                      : load_npz(path, id, split, options);
+  const bool kernel_tuner = is_kernel_tuner_source(path, split);
+  const CollectionId path_id = kernel_tuner ? id : id_for_path(path, id, options);
+  Loaded loaded = kernel_tuner ? load_kernel_tuner(path, options)
+                               : load_npz(path, path_id, split, options);
   std::vector<GraphRecord> kept;
-  RecordChecker checker(id, options);
+  RecordChecker checker(path_id, options);
   for (size_t i = 0; i < loaded.records.size(); ++i) {
     if (checker.keep(loaded, i)) kept.push_back(std::move(loaded.records[i]));
   }
-  if (kept.empty()) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
+  if (kept.empty()) throw Error(path, "", "no usable graphs for " + path_id.str() + " " + split);
   return std::make_unique<MemoryCollection>(checker.id(), split, std::move(kept));
 }
 
@@ -364,10 +402,11 @@ CollectionId for_each_graph(const std::string& path, const CollectionId& id,
     for (int64_t g = 0; g < c->size(); ++g) consume(c->graph(g), c->configs(g), c->source(g));
     return c->id();
   }
-  const NpzSource source = npz_source(path, id, split, options);
+  const CollectionId path_id = id_for_path(path, id, options);
+  const NpzSource source = npz_source(path, path_id, split, options);
   const int64_t files = static_cast<int64_t>(source.files.size());
   const int64_t step = std::max<int64_t>(1, files_at_once);
-  RecordChecker checker(id, options);
+  RecordChecker checker(path_id, options);
   for (int64_t begin = 0; begin < files; begin += step) {
     Loaded loaded = load_npz_files(source, begin, std::min(files, begin + step), options);
     for (size_t i = 0; i < loaded.records.size(); ++i) {
@@ -376,7 +415,7 @@ CollectionId for_each_graph(const std::string& path, const CollectionId& id,
       consume(r.graph, r.configs.view(), r.source);
     }
   }
-  if (checker.kept() == 0) throw Error(path, "", "no usable graphs for " + id.str() + " " + split);
+  if (checker.kept() == 0) throw Error(path, "", "no usable graphs for " + path_id.str() + " " + split);
   return checker.id();
 }
 

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,12 @@ struct LoadOptions {
 // The dataset root a folder stands for: the folder itself when it holds npz/, its parent when it
 // is that npz/ folder (it holds layout/ or tile/), otherwise empty.
 std::string dataset_root_of(const std::string& path);
+
+// The collection a folder stands for by its last names, as the dataset lays them out:
+// ".../tile/xla" or ".../layout/{xla,nlp}/{default,random}", either one optionally followed by a
+// split folder (train, valid or test). nullopt for anything else (a file, a dataset root, a
+// folder named otherwise).
+std::optional<CollectionId> collection_id_in_path(const std::string& path);
 
 // The files of a split of a collection under a dataset root, sorted by name.
 std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,

@@ -144,6 +144,55 @@ TEST_F(OpenCollection, DatasetRootOrItsNpzFolder) {
   EXPECT_EQ(open_collection((root_ / "other/npz").string(), id_, "", {})->size(), 1);
 }
 
+TEST_F(OpenCollection, FoldersNameTheirCollection) {
+  write("a", testing::small_layout_record(), dir_);
+  const fs::path collection = root_ / "npz/layout/xla/default";
+  for (const fs::path& p : {dir_, collection, collection / "", fs::relative(dir_)}) {
+    const std::optional<CollectionId> id = collection_id_in_path(p.string());
+    ASSERT_TRUE(id) << p;
+    EXPECT_EQ(id->str(), "layout:xla:default") << p;
+  }
+  fs::create_directories(root_ / "npz/tile/xla/valid");
+  fs::create_directories(root_ / "npz/layout/nlp/random/test");
+  EXPECT_EQ(collection_id_in_path((root_ / "npz/tile/xla/valid").string())->str(), "tile:xla");
+  EXPECT_EQ(collection_id_in_path((root_ / "npz/layout/nlp/random").string())->str(),
+            "layout:nlp:random");
+  for (const fs::path& p : {root_, root_ / "npz", root_ / "npz/layout/xla", dir_ / "a.npz",
+                            root_ / "npz/layout/xla/other", root_ / "npz/tile/xla/valid/x"}) {
+    EXPECT_FALSE(collection_id_in_path(p.string())) << p;
+  }
+  // Asking a named folder for another collection: an error naming the folder and both ids, from
+  // open_collection and from for_each_graph.
+  const CollectionId random = CollectionId::parse("layout:xla:random");
+  for (int streaming = 0; streaming < 2; ++streaming) {
+    try {
+      if (streaming) {
+        for_each_graph(dir_.string(), random, "", {}, 1, [](auto&, auto&, auto&) {});
+      } else {
+        open_collection(dir_.string(), random, "", {});
+      }
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), dir_.string() + ": is a folder of collection "
+                                           "layout:xla:default, but collection layout:xla:random "
+                                           "was asked");
+    }
+  }
+  // The same id, or the kind from the data, reads it; the latter names it by the folder.
+  EXPECT_EQ(open_collection(dir_.string(), id_, "", {})->id().str(), "layout:xla:default");
+  fs::create_directories(root_ / "npz/layout/nlp/random/train");
+  write("b", testing::small_layout_record(), root_ / "npz/layout/nlp/random/train");
+  LoadOptions from_data;
+  from_data.kind_from_data = true;
+  EXPECT_EQ(open_collection((root_ / "npz/layout/nlp/random/train").string(), CollectionId{}, "",
+                            from_data)
+                ->id()
+                .str(),
+            "layout:nlp:random");
+  // A dataset root picks the folder by id, as before.
+  EXPECT_EQ(open_collection(root_.string(), id_, "train", {})->size(), 1);
+}
+
 }  // namespace
 }  // namespace graphcost::data
 
