@@ -176,6 +176,15 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
   } else if (fs::is_directory(p / split)) {
     dir = p / split;
   } else {
+    // A split's own folder asked for another split would be read as that split: validation on
+    // the training configurations, say. An error instead.
+    fs::path own = p.lexically_normal();
+    if (own.filename().empty()) own = own.parent_path();
+    const std::string name = own.filename().string();
+    if (!split.empty() && name != split && (name == "train" || name == "valid" || name == "test")) {
+      throw Error(path, "", "is a " + name + " split folder, but split " + split +
+                                " was asked (give the folder that holds the splits)");
+    }
     dir = p;
   }
   if (!fs::is_directory(dir)) {

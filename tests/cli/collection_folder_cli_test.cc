@@ -100,6 +100,17 @@ TEST_F(CollectionFolderCli, TrainAndEvalTakeTheFoldersCollection) {
                     {nlp(), "is a folder of collection layout:nlp:random",
                      "but collection layout:xla:default was asked"});
   EXPECT_FALSE(fs::exists(other + "/model.pt"));
+  // A training split's folder with the default validation split used to validate on itself.
+  expect_error_line("train --data " + nlp() + "/train --out " + other + " --iterations 1 --threads 1",
+                    {nlp() + "/train", "is a train split folder, but split valid was asked"});
+  EXPECT_FALSE(fs::exists(other + "/model.pt"));
+  output.clear();
+  EXPECT_EQ(run_graphcost("train --data " + nlp() + "/train --valid-split '' --out " + other +
+                              " --iterations 1 --graphs-per-batch 1 --slate-size 4 --hidden 8 8"
+                              " --threads 1",
+                          &output),
+            0)
+      << output;
   expect_error_line("eval --model " + run + " --data " + tile() + " --split valid",
                     {tile(), "tile:xla", "layout:nlp:random"});
 }

@@ -144,6 +144,37 @@ TEST_F(OpenCollection, DatasetRootOrItsNpzFolder) {
   EXPECT_EQ(open_collection((root_ / "other/npz").string(), id_, "", {})->size(), 1);
 }
 
+TEST_F(OpenCollection, SplitFolderAskedForAnotherSplitIsAnError) {
+  write("a", testing::small_layout_record(), dir_);  // dir_ is .../train
+  EXPECT_EQ(open_collection(dir_.string(), id_, "train", {})->size(), 1);
+  EXPECT_EQ(open_collection(dir_.string(), id_, "", {})->size(), 1);
+  // Any folder named after a split, inside a collection or not, with or without a trailing slash.
+  fs::create_directories(root_ / "mine/valid");
+  write("b", testing::small_layout_record(), root_ / "mine/valid");
+  for (const fs::path& p : {dir_, root_ / "mine/valid/"}) {
+    const std::string asked = p == dir_ ? "valid" : "test";
+    const std::string own = p == dir_ ? "train" : "valid";
+    for (int streaming = 0; streaming < 2; ++streaming) {
+      try {
+        if (streaming) {
+          for_each_graph(p.string(), id_, asked, {}, 1, [](auto&, auto&, auto&) {});
+        } else {
+          open_collection(p.string(), id_, asked, {});
+        }
+        FAIL() << p << " read as " << asked;
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), p.string() + ": is a " + own + " split folder, but split " +
+                                             asked + " was asked (give the folder that holds the "
+                                             "splits)");
+      }
+    }
+  }
+  // A folder with another name is read whatever the split (a folder of files).
+  fs::create_directories(root_ / "files");
+  write("c", testing::small_layout_record(), root_ / "files");
+  EXPECT_EQ(open_collection((root_ / "files").string(), id_, "valid", {})->size(), 1);
+}
+
 TEST_F(OpenCollection, FoldersNameTheirCollection) {
   write("a", testing::small_layout_record(), dir_);
   const fs::path collection = root_ / "npz/layout/xla/default";
