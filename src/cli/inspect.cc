@@ -27,6 +27,13 @@ bool has_record_files(const fs::path& dir) {
   return false;
 }
 
+// An empty split folder (synth plans may leave one) is skipped with a note, not an error.
+bool has_record_files_or_note(const fs::path& dir) {
+  if (has_record_files(dir)) return true;
+  std::cerr << "inspect: " << dir.string() << ": no .npz or .pb files, skipped\n";
+  return false;
+}
+
 nlohmann::json inspect_collection(const data::Collection& c, int prune_hops) {
   nlohmann::json files = nlohmann::json::array();
   for (int64_t g = 0; g < c.size(); ++g) {
@@ -118,10 +125,7 @@ void run_inspect(const InspectOptions& o) {
       for (const std::string& split : splits) {
         const fs::path dir = fs::path(root) / id.relative_dir() / split;
         if (!fs::is_directory(dir)) continue;
-        if (!has_record_files(dir)) {  // an empty split (synth plans may leave one) is not an error
-          std::cerr << "inspect: " << dir.string() << ": no .npz or .pb files, skipped\n";
-          continue;
-        }
+        if (!has_record_files_or_note(dir)) continue;
         out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.prune_hops));
       }
     }
@@ -135,11 +139,7 @@ void run_inspect(const InspectOptions& o) {
       id = data::CollectionId::parse(o.collection);
     }
     for (const std::string& split : splits) {
-      if (!fs::is_directory(p / split)) continue;
-      if (!has_record_files(p / split)) {  // as for a dataset root: skipped with a note
-        std::cerr << "inspect: " << (p / split).string() << ": no .npz or .pb files, skipped\n";
-        continue;
-      }
+      if (!fs::is_directory(p / split) || !has_record_files_or_note(p / split)) continue;
       out.push_back(
           inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
     }

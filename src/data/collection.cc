@@ -117,6 +117,14 @@ std::string dataset_root_of(const std::string& path) {
   return "";
 }
 
+namespace {
+
+bool is_split_name(const std::string& name) {
+  return name == "train" || name == "valid" || name == "test";
+}
+
+}  // namespace
+
 std::optional<CollectionId> collection_id_in_path(const std::string& path) {
   std::error_code error;
   const fs::path p = fs::absolute(fs::path(path), error).lexically_normal();
@@ -125,8 +133,7 @@ std::optional<CollectionId> collection_id_in_path(const std::string& path) {
   for (const fs::path& part : p) {
     if (!part.empty() && part != "/") names.push_back(part.string());
   }
-  if (!names.empty() && (names.back() == "train" || names.back() == "valid" || names.back() == "test"))
-    names.pop_back();
+  if (!names.empty() && is_split_name(names.back())) names.pop_back();
   for (const CollectionId& id : CollectionId::all()) {
     std::vector<std::string> want = {id.kind == ConfigKind::Tile ? "tile" : "layout", id.space};
     if (id.kind == ConfigKind::Layout) want.push_back(id.search);
@@ -181,7 +188,7 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
     fs::path own = p.lexically_normal();
     if (own.filename().empty()) own = own.parent_path();
     const std::string name = own.filename().string();
-    if (!split.empty() && name != split && (name == "train" || name == "valid" || name == "test")) {
+    if (!split.empty() && name != split && is_split_name(name)) {
       throw Error(path, "", "is a " + name + " split folder, but split " + split +
                                 " was asked (give the folder that holds the splits)");
     }

@@ -66,8 +66,4 @@ torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, c
   return total;
 }
 
-torch::Tensor forward_graph(Ranker& ranker, const Slate& slate, const SegmentedGraph* segments) {
-  return segments ? forward_by_segments(ranker, *segments, slate) : ranker->forward(slate);
-}
-
 }  // namespace graphcost::model

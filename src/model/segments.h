@@ -58,8 +58,4 @@ using SegmentCaches = std::vector<RankerImpl::SharedCache>;
 torch::Tensor forward_by_segments(Ranker& ranker, const SegmentedGraph& graph, const Slate& slate,
                                   SegmentCaches* caches = nullptr);
 
-// forward_by_segments when segments is given, else ranker->forward(slate): what scoring a whole
-// graph does, so a model trained by segments is evaluated by segments.
-torch::Tensor forward_graph(Ranker& ranker, const Slate& slate, const SegmentedGraph* segments);
-
 }  // namespace graphcost::model
