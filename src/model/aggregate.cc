@@ -101,12 +101,15 @@ void check_csr(const char* where, const torch::Tensor& offsets, const torch::Ten
   const int64_t n = offsets.size(0) - 1;
   check_data(off[0] == 0 && off[n] == indices.size(0), where, name,
              "offsets must start at 0 and end at the number of indices");
-  for (int64_t r = 0; r < n; ++r) check_data(off[r] <= off[r + 1], where, name, "offsets decrease");
+  // These run on every call over every index: test first, build the message only on failure.
+  for (int64_t r = 0; r < n; ++r)
+    if (off[r] > off[r + 1]) throw Error(where, name, "offsets decrease");
   const int64_t* idx = indices.data_ptr<int64_t>();
   for (int64_t k = 0; k < indices.size(0); ++k) {
-    check_data(idx[k] >= 0 && idx[k] < num_targets, where, name,
-               "index " + std::to_string(idx[k]) + " out of range [0, " +
-                   std::to_string(num_targets) + ")");
+    if (idx[k] < 0 || idx[k] >= num_targets)
+      throw Error(where, name,
+                  "index " + std::to_string(idx[k]) + " out of range [0, " +
+                      std::to_string(num_targets) + ")");
   }
 }
 

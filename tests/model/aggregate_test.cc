@@ -126,5 +126,23 @@ TEST_F(AggregateTest, RejectsBadInputs) {
       Error);  // index out of range
 }
 
+TEST(CheckCsr, NamesTheFirstBadEntry) {
+  const auto message = [](const std::vector<int64_t>& offsets, const std::vector<int64_t>& indices,
+                          int64_t targets) -> std::string {
+    try {
+      check_csr("where", torch::tensor(offsets), torch::tensor(indices), 3, targets, "name");
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(message({0, 1, 2, 3}, {2, 0, 1}, 3), "no error");
+  EXPECT_EQ(message({0, 1, 1, 3}, {2, 0, 1}, 3), "no error");  // an empty row
+  EXPECT_EQ(message({0, 2, 1, 3}, {2, 0, 1}, 3), "where: name: offsets decrease");
+  EXPECT_EQ(message({0, 1, 2, 3}, {2, 3, 1}, 3), "where: name: index 3 out of range [0, 3)");
+  EXPECT_EQ(message({0, 1, 2, 3}, {2, 0, -1}, 3), "where: name: index -1 out of range [0, 3)");
+  EXPECT_EQ(message({0, 1, 2, 3}, {2, 0, 1}, 2), "where: name: index 2 out of range [0, 2)");
+}
+
 }  // namespace
 }  // namespace graphcost::model
