@@ -33,7 +33,7 @@ struct TuneCommand {
   std::string measure;
   std::string out;
   bool json = false;
-  int threads = 1;
+  int threads = 0;
   tune::GeneticOptions genetic;
   tune::ModelGuidedOptions model;
 };
@@ -172,7 +172,8 @@ void add_tune_command(CLI::App& app) {
                   "time is the last number on stdout");
   sub->add_option("--out", c->out, "Folder for tune.json and curve.svg");
   sub->add_flag("--json", c->json, "Print one JSON object on stdout");
-  sub->add_option("--threads", c->threads, "LibTorch threads (<= 0: all cores)")->capture_default_str();
+  sub->add_option("--threads", c->threads, "threads of the model strategy (0 = all cores)")
+      ->capture_default_str();
   sub->add_option("--population", c->genetic.population, "genetic: population size")
       ->capture_default_str();
   sub->add_option("--tournament", c->genetic.tournament, "genetic: tournament size")

@@ -211,9 +211,6 @@ std::vector<std::string> list_collection_files(const std::string& root, const Co
   return locate(root, id, split).files;
 }
 
-namespace {
-
-// A Kernel Tuner cache, or a folder of them that is not a TpuGraphs root, collection or split.
 bool is_kernel_tuner_source(const std::string& path, const std::string& split) {
   const fs::path p(path);
   if (fs::is_regular_file(p)) return io::is_kernel_tuner_cache(path);
@@ -221,6 +218,8 @@ bool is_kernel_tuner_source(const std::string& path, const std::string& split) {
   if (!split.empty() && fs::is_directory(p / split)) return false;
   return record_files_in(p).empty() && io::is_kernel_tuner_folder(path);
 }
+
+namespace {
 
 // Records as loaded, each either usable or with the error that stopped it.
 struct Loaded {

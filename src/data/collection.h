@@ -98,6 +98,10 @@ std::string dataset_root_of(const std::string& path);
 // folder named otherwise).
 std::optional<CollectionId> collection_id_in_path(const std::string& path);
 
+// True when open_collection reads path as Kernel Tuner records: a cache file, or a folder of
+// them that is not a TpuGraphs dataset root, collection or split folder (asked for `split`).
+bool is_kernel_tuner_source(const std::string& path, const std::string& split);
+
 // The files of a split of a collection under a dataset root, sorted by name.
 std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,
                                                const std::string& split);

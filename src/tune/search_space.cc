@@ -145,7 +145,8 @@ SearchSpace make_search_space(const std::string& name, const data::ConfigView& c
 TuneRecords open_tune_records(const std::string& path, const std::string& split,
                               const std::string& graph, const std::string& device) {
   TuneRecords records;
-  const bool kernel_tuner = io::is_kernel_tuner_cache(path) || io::is_kernel_tuner_folder(path);
+  // As open_collection decides: a dataset root holding synth's report is not a Kernel Tuner folder.
+  const bool kernel_tuner = data::is_kernel_tuner_source(path, split);
   if (kernel_tuner) {
     std::vector<data::GraphRecord> graphs = io::read_kernel_tuner_source(path, &records.layout);
     records.collection = std::make_unique<data::MemoryCollection>(

@@ -116,6 +116,28 @@ TEST_F(TuneCli, MeasuresWithACommand) {
   EXPECT_EQ(j["seeds"][0]["failed"].get<int>(), 3);
 }
 
+// A dataset root from synth holds synth_report.json: it is a TpuGraphs root, not a folder of
+// Kernel Tuner caches, and tunes as its tile split folder does.
+TEST_F(TuneCli, DatasetRootTunesAsItsSplitFolder) {
+  const std::string plan = (dir_ / "plan.json").string(), root = (dir_ / "root").string();
+  write_file_atomically(plan, R"([{"collection": "tile:xla", "files": [1, 0, 0], "nodes": [30, 30],
+                                   "configs": [12, 12], "configurable_fraction": [0.1, 0.1]}])");
+  const std::string synth = std::string(GRAPHCOST_BINARY) + " synth --out " + root + " --plan " +
+                            plan + " --seed 3 --threads 1 >/dev/null 2>&1";
+  ASSERT_EQ(std::system(synth.c_str()), 0);
+  ASSERT_TRUE(fs::exists(dir_ / "root" / "synth_report.json"));
+  const std::string options = " --strategy random --budget 12 --seeds 2 --json";
+  const Outcome from_root = run("--space " + root + options);
+  ASSERT_EQ(WEXITSTATUS(from_root.status), 0) << from_root.err;
+  const Outcome from_split = run("--space " + root + "/npz/tile/xla/train" + options);
+  ASSERT_EQ(WEXITSTATUS(from_split.status), 0) << from_split.err;
+  const nlohmann::json a = nlohmann::json::parse(from_root.out);
+  const nlohmann::json b = nlohmann::json::parse(from_split.out);
+  EXPECT_EQ(a["optimum"], b["optimum"]);
+  EXPECT_EQ(a["curve"], b["curve"]);
+  EXPECT_EQ(a["seeds"], b["seeds"]);
+}
+
 TEST_F(TuneCli, BadOptionsGiveOneErrorLine) {
   expect_one_line_error("--space " + cache_ + " --strategy annealing", "random, genetic, model");
   expect_one_line_error("--space " + cache_ + " --budget 0", "--budget");
