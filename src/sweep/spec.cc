@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "core/error.h"
 #include "core/random.h"
@@ -76,7 +78,8 @@ json draw(const json& range, const std::string& key, Random& random, const std::
   check_data(range.is_object() && range.size() == 1, where, "random.ranges." + key,
              "expected one of {\"uniform\": [a, b]}, {\"log_uniform\": [a, b]}, "
              "{\"int\": [a, b]}, {\"choice\": [...]}");
-  const auto& [kind, bounds] = *range.items().begin();
+  const std::string kind = range.begin().key();
+  const json& bounds = range.begin().value();
   if (kind == "choice") {
     check_data(bounds.is_array() && !bounds.empty(), where, "random.ranges." + key,
                "choice needs a non-empty list");
@@ -126,6 +129,30 @@ Axis random_axis(const json& spec, uint64_t seed, const std::string& where) {
   return axis;
 }
 
+// An option set by two of variants, grid and random would take the value of the later one in
+// every combination while the combination's name showed both: refuse it.
+void check_one_axis_per_option(const json& spec, const std::string& where) {
+  std::map<std::string, std::string> owner;  // option -> the first place that sets it
+  auto claim = [&](const std::string& key, const std::string& place) {
+    const auto [it, fresh] = owner.emplace(key, place);
+    check_data(fresh || it->second == place, where, place + "." + key,
+               "also set by " + it->second + " (give each option one place)");
+  };
+  if (spec.contains("variants")) {
+    for (const json& v : spec["variants"]) {
+      if (v.contains("set")) {
+        for (const auto& [key, _] : v["set"].items()) claim(key, "variants");
+      }
+    }
+  }
+  if (spec.contains("grid")) {
+    for (const auto& [key, _] : spec["grid"].items()) claim(key, "grid");
+  }
+  if (spec.contains("random")) {
+    for (const auto& [key, _] : spec["random"]["ranges"].items()) claim(key, "random.ranges");
+  }
+}
+
 }  // namespace
 
 void set_dotted(json& options, const std::string& dotted_key, const json& value) {
@@ -150,6 +177,7 @@ std::vector<Combination> expand_sweep(const json& spec, uint64_t seed, const std
   std::vector<Axis> axes = {variant_axis(spec, where)};
   for (Axis& axis : grid_axes(spec, where)) axes.push_back(std::move(axis));
   axes.push_back(random_axis(spec, seed, where));
+  check_one_axis_per_option(spec, where);
 
   std::vector<Combination> out;
   std::vector<size_t> at(axes.size(), 0);

@@ -94,6 +94,17 @@ TEST(SweepSpec, BadSpecsNameTheKey) {
                 .find("low > 0"),
             std::string::npos);
   EXPECT_NE(message("[1]").find("f.json"), std::string::npos);
+  // One option in two places would silently take the later one's value.
+  EXPECT_EQ(message(R"({"grid": {"lr": [0.1, 0.2]},
+                        "random": {"samples": 2, "ranges": {"lr": {"uniform": [0, 1]}}}})"),
+            "f.json: random.ranges.lr: also set by grid (give each option one place)");
+  EXPECT_EQ(message(R"({"variants": [{"name": "a"}, {"name": "b", "set": {"loss": "hinge"}}],
+                        "grid": {"loss": ["listmle", "diffmat"]}})"),
+            "f.json: grid.loss: also set by variants (give each option one place)");
+  EXPECT_EQ(message(R"({"variants": [{"name": "a", "set": {"lr": 0.1}},
+                                     {"name": "b", "set": {"lr": 0.2}}],
+                        "grid": {"loss": ["listmle"]}})"),
+            "no error");  // variants may each set the same option: they are one axis
 }
 
 }  // namespace
