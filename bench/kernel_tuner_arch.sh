@@ -27,6 +27,7 @@ for spec in "${variants[@]}"; do
   top1=() top5=() tta1=() tta5=() anchored1=() anchored5=()
   for held in A100 A4000 A6000 W6600; do
     run="$work/$name/$held"
+    rm -rf "$run"  # train refuses to write over an earlier run
     "$bin" train --data "$data" --collection tile:xla --valid-split "" --out "$run" \
       --iterations "$iterations" --graphs-per-batch 3 --slate-size 32 --seed 1 --threads 1 \
       --exclude "$held" "${flags[@]}" > /dev/null 2>&1

@@ -49,6 +49,7 @@ for kernel_dir in "$root"/*/; do
     for n in "${names[@]}"; do [[ "$n" == *"_$device"* ]] && name=$n; done
     [ -n "$name" ] || { echo "skip: no graph named after $device in $kernel_dir"; continue; }
     fold="$work/$kernel/$device"
+    rm -rf "$fold"  # train and xgb train refuse to write over an earlier run
     mkdir -p "$fold"
     common=(--data "$kernel_dir" --collection tile:xla --exclude "$name" --threads "${THREADS:-1}")
     "$bin" xgb train "${common[@]}" --rounds "${XGB_ROUNDS:-200}" --out "$fold/xgb" > /dev/null 2>&1

@@ -3,7 +3,24 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <string>
+
 namespace graphcost::cli {
+
+// A CLI11 check that a number is at least `low`, with a plain message ("must be at least 1, got
+// 0"; CLI11's PositiveNumber prints its upper bound as 309 digits).
+inline CLI::Validator at_least(int64_t low) {
+  return CLI::Validator(
+      [low](std::string& input) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(input, value)) return "not a number: " + input;
+        if (value < static_cast<double>(low))
+          return "must be at least " + std::to_string(low) + ", got " + input;
+        return std::string();
+      },
+      ">= " + std::to_string(low));
+}
 
 void add_inspect_command(CLI::App& app);
 void add_split_command(CLI::App& app);

@@ -94,7 +94,7 @@ void add_eval_command(CLI::App& app) {
   add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors);
   cmd->add_option("--mc-samples", o->mc_samples,
                   "score by the mean of K Monte Carlo dropout passes and report the mean predicted std (0 = off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--baseline", o->baseline, "instead of a model: random, or default (tile)");
   cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
@@ -102,9 +102,12 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--split", o->split, "split to evaluate")->capture_default_str();
   cmd->add_option("--max-configs", o->max_configs,
                   "evaluate a seeded sample of at most this many configurations per graph (0 = all)")
+      ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed for sampling and the random baseline")->capture_default_str();
+  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
+      ->check(at_least(1))
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed for sampling, the random baseline, the anchor sample, the --tta groupings and MC dropout")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");

@@ -2,10 +2,53 @@
 #include <malloc.h>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
 #include "core/error.h"
+
+namespace {
+
+// The first line of an exception's text: LibTorch's errors append a C++ stack trace.
+std::string first_line(const char* text) {
+  const char* end = std::strchr(text, '\n');
+  return end == nullptr ? std::string(text) : std::string(text, end);
+}
+
+// "graphcost train" for the deepest subcommand the command line selected.
+std::string command_path(const CLI::App* app) {
+  std::string path = "graphcost";
+  for (std::vector<CLI::App*> chosen = app->get_subcommands(); !chosen.empty();
+       chosen = chosen.front()->get_subcommands())
+    path += " " + chosen.front()->get_name();
+  return path;
+}
+
+// An unknown command word where a subcommand is required (graphcost frobnicate, graphcost xgb
+// bogus) is named as such instead of CLI11's "A subcommand is required". Empty when fine.
+std::string unknown_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = "graphcost";
+  for (int i = 1; i < argc; ++i) {
+    const std::vector<CLI::App*> subcommands = at->get_subcommands([](CLI::App*) { return true; });
+    if (subcommands.empty() || argv[i][0] == '-') return "";
+    CLI::App* next = nullptr;
+    std::string valid;
+    for (CLI::App* sub : subcommands) {
+      if (sub->get_name() == argv[i]) next = sub;
+      valid += (valid.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr)
+      return path + ": unknown command '" + argv[i] + "' (valid: " + valid + ")";
+    at = next;
+    path += " " + next->get_name();
+  }
+  return "";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // Keep freed tensor memory in the process: by default glibc returns every large block to the
@@ -31,18 +74,28 @@ int main(int argc, char** argv) {
   graphcost::cli::add_noise_command(app);
   graphcost::cli::add_report_command(app);
   graphcost::cli::add_tune_command(app);
+  // A bad command line is one error line, as every other error is.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    const std::string path = command_path(failed);
+    return "graphcost: error: " + path + ": " + first_line(e.what()) + " (" + path +
+           " --help lists the options)\n";
+  });
+  if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "graphcost: error: %s\n", unknown.c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const graphcost::Error& e) {
-    std::fprintf(stderr, "graphcost: error: %s\n", e.what());
+    std::fprintf(stderr, "graphcost: error: %s\n", first_line(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "graphcost: error: out of memory\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "graphcost: error: %s\n", e.what());
+    std::fprintf(stderr, "graphcost: error: %s\n", first_line(e.what()).c_str());
     return 1;
   }
   return 0;

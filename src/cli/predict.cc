@@ -68,14 +68,16 @@ void add_predict_command(CLI::App& app) {
   add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors)->required();
   cmd->add_option("--mc-samples", o->mc_samples,
                   "rank by the mean of K Monte Carlo dropout passes (0 = off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the MC-dropout masks")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the anchor sample, the --tta groupings and the MC-dropout masks")->capture_default_str();
   cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
-  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")->capture_default_str();
+  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
+      ->check(at_least(1))
+      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");

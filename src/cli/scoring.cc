@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "cli/commands.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -114,7 +115,7 @@ CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
       ->capture_default_str();
   cmd->add_option("--tta", tta,
                   "average each score over this many seeded random slate groupings (0 = off)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--anchors", anchors,
                   "attention models: score every configuration in its own slate with the same K "

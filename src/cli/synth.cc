@@ -65,7 +65,7 @@ void add_synth_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.99));
   cmd->add_option("--threads", options->threads, "Files generated in parallel (0 = all cores)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least(0));
   cmd->add_flag("--stored", options->stored, "Write uncompressed (stored) npz entries");
   cmd->add_flag("--overwrite", options->overwrite,
                 "Replace an existing dataset under --out (its npz/ and answers/ folders)");

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cli/commands.h"
+#include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
@@ -56,10 +57,31 @@ class OptionBinder {
   std::vector<std::function<void(train::TrainOptions&)>> appliers_;
 };
 
+// The dotted keys (model.hidden) whose values differ between two option objects.
+std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann::json& b,
+                                        const std::string& prefix) {
+  if (!a.is_object() || !b.is_object()) {
+    if (a == b) return {};
+    return {prefix};
+  }
+  std::vector<std::string> out;
+  nlohmann::json keys = a;
+  keys.update(b);  // the union of both objects' keys
+  for (const auto& [key, _] : keys.items()) {
+    const nlohmann::json none;
+    const nlohmann::json& x = a.contains(key) ? a[key] : none;
+    const nlohmann::json& y = b.contains(key) ? b[key] : none;
+    for (std::string& k : differing_keys(x, y, prefix.empty() ? key : prefix + "." + key))
+      out.push_back(std::move(k));
+  }
+  return out;
+}
+
 struct TrainCommand {
   std::string out;
   std::string config;
   bool resume = false;
+  bool overwrite = false;
   bool skip_invalid = false;
   std::vector<std::string> exclude;
   std::unique_ptr<OptionBinder> binder;
@@ -71,10 +93,26 @@ void run(const TrainCommand& command) {
   bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";
   if (command.resume) {
-    // A resumed run keeps its stored options (data path included); explicit --iterations and
-    // --threads still apply, so a finished run can be extended.
+    // A resumed run keeps its stored options; explicit --iterations and --threads still apply,
+    // so a finished run can be extended, and --data/--valid-data may say where its data now is.
+    check_data(command.config.empty(), "train", "--config",
+               "not with --resume (the run keeps its stored options)");
+    check_data(!command.overwrite, "train", "--overwrite", "not with --resume");
     check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
     options = train::read_checkpoint_options(checkpoint);
+    train::TrainOptions given = options;
+    command.binder->apply(given);
+    nlohmann::json stored_json = options, given_json = given;
+    std::string changed;
+    for (const char* free : {"iterations", "threads", "data", "valid_data"}) {
+      stored_json.erase(free);
+      given_json.erase(free);
+    }
+    for (const std::string& key : differing_keys(stored_json, given_json, ""))
+      changed += (changed.empty() ? "" : ", ") + key;
+    check_data(changed.empty(), command.out, "--resume",
+               "the run keeps its stored options, but these were given otherwise: " + changed +
+                   " (only --iterations, --threads, --data and --valid-data may change)");
   } else if (!command.config.empty()) {
     nlohmann::json j;
     try {
@@ -92,6 +130,13 @@ void run(const TrainCommand& command) {
   command.binder->apply(options);
   check_data(!options.data.empty(), "train", "--data",
              "no dataset path given (--data or \"data\" in --config)");
+  if (!command.resume) check_new_run_folder(command.out, command.overwrite, true);
+  try {
+    train::check_train_options(options);
+  } catch (const Error& e) {
+    if (command.config.empty()) throw;
+    throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
+  }
   // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
   if (!command.resume && !collection_in_config && command.collection_option->count() == 0) {
     if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
@@ -111,6 +156,7 @@ void run(const TrainCommand& command) {
   std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
                id.str().c_str(), static_cast<long long>(train_set->size()),
                static_cast<long long>(valid_set ? valid_set->size() : 0));
+  if (command.overwrite) remove_run_files(command.out);
   train::clear_stop_request();
   train::install_interrupt_handler();
   const train::TrainResult result =
@@ -147,6 +193,8 @@ void add_train_command(CLI::App& app) {
       "--resume", command->resume,
       "Continue from RUN_DIR/checkpoint.pt with its stored options (--iterations and --threads "
       "still apply)");
+  sub->add_flag("--overwrite", command->overwrite,
+                "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
   sub->add_flag("--skip-invalid", command->skip_invalid,
                 "Warn and skip files that fail validation");
   sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");

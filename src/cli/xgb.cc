@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
@@ -20,12 +21,14 @@ struct XgbTrainCommand {
   std::string out;
   std::vector<std::string> exclude;
   bool skip_invalid = false;
+  bool overwrite = false;
   xgb::XgbOptions options;
   const CLI::Option* collection_option = nullptr;
 };
 
 void run_xgb_train(const XgbTrainCommand& command) {
   namespace fs = std::filesystem;
+  check_new_run_folder(command.out, command.overwrite, false);
   // Not named: a collection folder's own (npz/layout/xla/random), else the default.
   const auto named = data::collection_id_in_path(command.data);
   const data::CollectionId id = command.collection_option->count() == 0 && named
@@ -35,6 +38,10 @@ void run_xgb_train(const XgbTrainCommand& command) {
   load.skip_invalid = command.skip_invalid;
   load.exclude = command.exclude;
   auto train_set = data::open_collection(command.data, id, command.split, load);
+  for (int64_t g = 0; g < train_set->size(); ++g) {
+    check_data(train_set->configs(g).has_runtimes(), train_set->source(g), "",
+               "no runtimes to train on (split " + command.split + ")");
+  }
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));
@@ -42,6 +49,7 @@ void run_xgb_train(const XgbTrainCommand& command) {
   std::error_code ignored;
   fs::create_directories(command.out, ignored);
   check_data(fs::is_directory(command.out), command.out, "", "cannot create the run directory");
+  if (command.overwrite) remove_run_files(command.out);
   ranker.save((fs::path(command.out) / "model.xgb").string());
   nlohmann::json options;
   xgb::to_json(options, ranker.options());
@@ -73,9 +81,10 @@ void add_xgb_command(CLI::App& app) {
   cmd->add_option("--split", c->split, "split to train on")->capture_default_str();
   cmd->add_option("--out", c->out, "run folder to write")->required();
   cmd->add_option("--exclude", c->exclude, "graph names (file stems) to leave out");
+  cmd->add_flag("--overwrite", c->overwrite, "replace a training run already in --out");
   cmd->add_flag("--skip-invalid", c->skip_invalid, "warn and skip files that fail validation");
-  cmd->add_option("--rounds", o.rounds, "boosting rounds")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--max-depth", o.max_depth, "tree depth")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--rounds", o.rounds, "boosting rounds")->check(at_least(1))->capture_default_str();
+  cmd->add_option("--max-depth", o.max_depth, "tree depth")->check(at_least(1))->capture_default_str();
   cmd->add_option("--eta", o.eta, "learning rate")->check(CLI::Range(0.0, 1.0))->capture_default_str();
   cmd->add_option("--subsample", o.subsample, "row subsample per tree")
       ->check(CLI::Range(0.0, 1.0))
@@ -85,14 +94,14 @@ void add_xgb_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-configs", o.max_configs_per_graph,
                   "seeded sample of configurations per graph (0 = all)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--num-opcodes", o.features.num_opcodes, "opcode histogram bins")
-      ->check(CLI::PositiveNumber)
+      ->check(at_least(1))
       ->capture_default_str();
   cmd->add_option("--layout-nodes", o.features.layout_nodes,
                   "configurable nodes whose values are features of their own (layout)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
   cmd->add_option("--threads", o.threads, "threads (0 = all cores)")->capture_default_str();

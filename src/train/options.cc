@@ -1,5 +1,9 @@
 #include "train/options.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
 #include "core/error.h"
 
 namespace graphcost::train {
@@ -61,6 +65,32 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
 namespace {
 template <typename T>
 void read(const nlohmann::json& value, const std::string& key, T& out) {
+  // nlohmann converts 1e30 or -1 into an integer field without a word: the value must fit.
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    bool fits = false;
+    constexpr T low = std::numeric_limits<T>::min(), high = std::numeric_limits<T>::max();
+    if (value.is_number_unsigned()) {
+      fits = value.get<uint64_t>() <= static_cast<uint64_t>(high);
+    } else if (value.is_number_integer()) {
+      const int64_t v = value.get<int64_t>();
+      if constexpr (std::is_signed_v<T>) {
+        fits = v >= low && v <= high;
+      } else {
+        fits = v >= 0 && static_cast<uint64_t>(v) <= high;
+      }
+    } else if (value.is_number_float()) {
+      const double d = value.get<double>();
+      fits = d == std::floor(d) && d >= static_cast<double>(low) && d < static_cast<double>(high);
+    }
+    if (value.is_number() && !fits)
+      throw Error("train options", key,
+                  "expected an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
+                      "], got " + value.dump());
+    if (value.is_number_float()) {
+      out = static_cast<T>(value.get<double>());
+      return;
+    }
+  }
   try {
     out = value.get<T>();
   } catch (const nlohmann::json::exception& e) {
@@ -137,6 +167,27 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     else
       throw Error("train options", key, "unknown key");
   }
+}
+
+void check_train_options(const TrainOptions& o) {
+  const char* where = "train options";
+  check_data(o.iterations >= 0, where, "iterations", "must be >= 0");
+  check_data(o.graphs_per_batch >= 1, where, "graphs_per_batch", "must be at least 1");
+  check_data(o.slate_size >= 2, where, "slate_size", "must be at least 2 to rank");
+  check_data(std::isfinite(o.lr) && o.lr > 0, where, "lr", "must be a positive number");
+  check_data(std::isfinite(o.weight_decay) && o.weight_decay >= 0, where, "weight_decay",
+             "must be a number >= 0");
+  check_data(!std::isnan(o.grad_clip), where, "grad_clip", "must be a number (<= 0: off)");
+  for (int64_t at : o.decay_at) check_data(at >= 0, where, "decay_at", "iterations must be >= 0");
+  check_data(o.log_every >= 1, where, "log_every", "must be at least 1");
+  check_data(o.validate_every >= 0, where, "validate_every", "must be >= 0 (0: only at the end)");
+  check_data(o.checkpoint_every >= 0, where, "checkpoint_every",
+             "must be >= 0 (0: only at the end)");
+  check_data(o.valid_batch >= 1, where, "valid_batch", "must be at least 1");
+  check_data(o.valid_predictions_graphs >= 0, where, "valid_predictions_graphs", "must be >= 0");
+  check_data(o.prune_hops >= -1, where, "prune_hops", "must be >= 0, or -1 for no pruning");
+  check_data(o.swa_start >= 0, where, "swa_start", "must be >= 0 (0: off)");
+  check_data(o.swa_every >= 1, where, "swa_every", "must be at least 1");
 }
 
 }  // namespace graphcost::train

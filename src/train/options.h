@@ -63,4 +63,8 @@ void to_json(nlohmann::json& j, const TrainOptions& options);
 // naming the key.
 void from_json(const nlohmann::json& j, TrainOptions& options);
 
+// Checks the values that need no data (counts, rates, intervals); an Error names the first bad
+// option by its config.json key. Data-dependent checks (enough graphs, runtimes) come later.
+void check_train_options(const TrainOptions& options);
+
 }  // namespace graphcost::train

@@ -159,7 +159,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     options = read_checkpoint_options(checkpoint_path);
     options.iterations = requested.iterations;
     options.threads = requested.threads;
+    // The data may have moved since: the run reads it where it is now, and records that.
+    options.data = requested.data;
+    options.valid_data = requested.valid_data;
   }
+  check_train_options(options);
   options.model = resolve_model_options(options.model, train_set);
   apply_gst_options(options);
   model::set_threads(options.threads);
@@ -181,9 +185,6 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
 
   int64_t iteration = 0;
   int64_t first_batch = 0;
-  std::error_code ignored;
-  fs::create_directories(run_dir, ignored);
-  check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
   WeightAverage average(options.swa_start, options.swa_every);
   std::unique_ptr<SegmentTrainer> gst;
   if (options.gst_segment_nodes > 0) gst = std::make_unique<SegmentTrainer>(train_set, options);
@@ -192,12 +193,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
         load_checkpoint(checkpoint_path, model, *optimizer, &average, gst.get());
     iteration = state.iteration;
     first_batch = state.next_batch;
-    truncate_metrics(metrics_path, iteration);
-  } else {
-    write_file_atomically(metrics_path, "");
   }
-  nlohmann::json config = options;
-  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
 
   const model::GraphFeatureOptions features = model::graph_feature_options(options.model);
   GraphTensorCache train_cache(train_set, features);
@@ -205,6 +201,19 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   const bool validating = valid_set != nullptr && valid_set->size() > 0;
   if (validating) valid_cache = std::make_unique<GraphTensorCache>(*valid_set, features);
   Sampler sampler(train_set, train_cache, options.sampler(), first_batch);
+
+  // Everything that can refuse the options or the data has run: only now does the run folder
+  // get its files, so a refused start leaves nothing behind.
+  std::error_code ignored;
+  fs::create_directories(run_dir, ignored);
+  check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
+  if (resume) {
+    truncate_metrics(metrics_path, iteration);
+  } else {
+    write_file_atomically(metrics_path, "");
+  }
+  nlohmann::json config = options;
+  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
 
   auto checkpoint = [&](int64_t done) {
     CheckpointState state;

@@ -1,0 +1,44 @@
+#include "cli/run_folder.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+#include "core/error.h"
+
+namespace graphcost::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::array<const char*, 7> kRunFiles = {"model.pt",      "model.xgb",
+                                                  "config.json",   "metrics.jsonl",
+                                                  "checkpoint.pt", "valid_predictions.jsonl",
+                                                  "report.html"};
+}  // namespace
+
+bool is_run_file(const std::string& name) {
+  return std::find(kRunFiles.begin(), kRunFiles.end(), name) != kRunFiles.end();
+}
+
+void check_new_run_folder(const std::string& out, bool overwrite, bool resumable) {
+  if (overwrite) return;
+  std::error_code error;
+  for (const char* name : kRunFiles) {
+    if (fs::exists(fs::path(out) / name, error)) {
+      throw Error(out, "",
+                  std::string("already holds a training run (") + name + "); " +
+                      (resumable && fs::exists(fs::path(out) / "checkpoint.pt", error)
+                           ? "--resume continues it, "
+                           : "") +
+                      "--overwrite replaces it");
+    }
+  }
+}
+
+void remove_run_files(const std::string& out) {
+  std::error_code error;
+  for (const char* name : kRunFiles) fs::remove(fs::path(out) / name, error);
+}
+
+}  // namespace graphcost::cli

@@ -1,0 +1,20 @@
+// A training run's folder: train and xgb train refuse to write over an earlier run unless told.
+#pragma once
+
+#include <string>
+
+namespace graphcost::cli {
+
+// The files a training run writes (model.pt or model.xgb, config.json, metrics.jsonl,
+// checkpoint.pt, valid_predictions.jsonl, report.html).
+bool is_run_file(const std::string& name);
+
+// An Error when `out` already holds a run's files and overwrite is false: "OUT: already holds a
+// training run (model.pt); --overwrite replaces it" (train adds "--resume continues it").
+void check_new_run_folder(const std::string& out, bool overwrite, bool resumable);
+
+// Removes the run files of `out` (nothing else), so that a run started with --overwrite never
+// shows a mix of the old run's files and the new one's.
+void remove_run_files(const std::string& out);
+
+}  // namespace graphcost::cli
