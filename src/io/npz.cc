@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -126,6 +127,30 @@ NpyArray read_npy_header(EntryReader& entry, const std::string& context, bool* f
 }
 
 }  // namespace
+
+void verify_zip_archive(const std::string& path) {
+  int code = 0;
+  zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &code);
+  if (!archive) throw Error(path, "", "not a valid zip archive (" + libzip_message(code) + ")");
+  try {
+    const zip_int64_t count = zip_get_num_entries(archive, 0);
+    std::vector<uint8_t> buffer(1 << 16);
+    for (zip_int64_t i = 0; i < count; ++i) {
+      const char* name = zip_get_name(archive, i, ZIP_FL_ENC_RAW);
+      EntryReader entry(archive, i, path, name ? name : "entry " + std::to_string(i));
+      for (uint64_t left = entry.declared_size(); left > 0;) {
+        const uint64_t chunk = std::min<uint64_t>(left, buffer.size());
+        entry.read_exactly(buffer.data(), chunk);
+        left -= chunk;
+      }
+      entry.expect_end();
+    }
+  } catch (...) {
+    zip_discard(archive);
+    throw;
+  }
+  zip_discard(archive);
+}
 
 NpzReader::NpzReader(const std::string& path) : path_(path) {
   int code = 0;

@@ -38,6 +38,11 @@ class NpzReader {
   std::map<std::string, int64_t> index_;  // key -> zip entry index
 };
 
+// Reads every entry of a zip archive to its end, so that libzip checks each one's CRC; a damaged
+// or truncated archive is an Error "<path>: <entry>: <problem>". For archives other readers do
+// not check (LibTorch's model and checkpoint files).
+void verify_zip_archive(const std::string& path);
+
 class NpzWriter {
  public:
   // compress: DEFLATE entries (numpy.savez_compressed) or stored ones (numpy.savez).

@@ -3,6 +3,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "io/npz.h"
 #include "model/ranker.h"
 
 namespace graphcost::model {
@@ -31,6 +32,8 @@ Ranker load_model(const std::string& path) {
     throw Error(path, "",
                 std::string("not a graphcost model archive: ") + e.what_without_backtrace());
   }
+  // LibTorch reads a damaged archive without checking its CRCs: garbage weights, no error.
+  io::verify_zip_archive(path);
   c10::IValue options_text;
   check_data(archive.try_read(kOptionsKey, options_text) && options_text.isString(), path,
              kOptionsKey, "missing: not a graphcost model");

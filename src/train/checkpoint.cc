@@ -6,6 +6,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "io/npz.h"
 
 namespace graphcost::train {
 
@@ -27,6 +28,8 @@ void load_archive(torch::serialize::InputArchive& archive, const std::string& pa
   } catch (const c10::Error& e) {
     throw Error(path, "", "cannot read as a graphcost checkpoint or model: " + e.msg());
   }
+  // LibTorch reads a damaged archive without checking its CRCs: garbage weights, no error.
+  io::verify_zip_archive(path);
 }
 
 std::string read_string(torch::serialize::InputArchive& archive, const std::string& key,

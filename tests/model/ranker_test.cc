@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "gradient_testing.h"
 #include "options_testing.h"
@@ -272,6 +273,29 @@ TEST_F(RankerTest, SaveLoadRoundTripGivesIdenticalScores) {
   EXPECT_EQ(nlohmann::json(loaded->options()), nlohmann::json(o));
   Slate slate = layout_slate(4, 6);
   EXPECT_TRUE(torch::equal(model->forward(slate), loaded->forward(slate)));
+  // One byte of the first tensor's data flipped (found from its zip local header: 30 bytes, the
+  // name, the extra field, then the data): LibTorch reads the archive without a word (its CRCs
+  // go unchecked), load_model names the damaged entry.
+  std::string bytes = read_file(path);
+  const size_t name = bytes.find("/data/0");
+  ASSERT_NE(name, std::string::npos);
+  const size_t header = bytes.rfind(std::string("PK\x03\x04", 4), name);
+  ASSERT_NE(header, std::string::npos);
+  const auto u16 = [&](size_t at) {
+    return static_cast<size_t>(static_cast<uint8_t>(bytes[at])) |
+           static_cast<size_t>(static_cast<uint8_t>(bytes[at + 1])) << 8;
+  };
+  bytes[header + 30 + u16(header + 26) + u16(header + 28)] ^= 0x5a;
+  write_file_atomically(path, bytes);
+  torch::serialize::InputArchive unchecked;
+  EXPECT_NO_THROW(unchecked.load_from(path));
+  try {
+    load_model(path);
+    ADD_FAILURE() << "a damaged model loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CRC error"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": archive/", 0), 0u) << e.what();
+  }
   std::remove(path.c_str());
   EXPECT_THROW(load_model(path), Error);
   {
