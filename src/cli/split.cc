@@ -1,5 +1,7 @@
 // graphcost split INPUT --fraction F --out DIR: each graph's configurations split into
 // DIR/train and DIR/valid (e.g. train on 20% of a program's measured layouts, test on the rest).
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +22,7 @@ struct SplitOptions {
   std::string collection;
   double fraction = 0.2;
   uint64_t seed = 0;
+  bool overwrite = false;
 };
 
 // Runtimes back to the dataset's integer columns: layout runtimes are integers already; a tile
@@ -46,17 +49,42 @@ void run_split(const SplitOptions& o) {
   auto* records = dynamic_cast<data::MemoryCollection*>(collection.get());
   if (!records) throw graphcost::Error(o.input, "", "split reads .npz files, not packs");
   namespace fs = std::filesystem;
-  fs::create_directories(fs::path(o.out) / "train");
-  fs::create_directories(fs::path(o.out) / "valid");
-  for (int64_t g = 0; g < records->size(); ++g) {
-    const data::GraphRecord& r = records->record(g);
-    if (!r.configs.view().has_runtimes()) throw graphcost::Error(r.source, "config_runtime", "no runtimes to split");
-    auto [train, valid] = data::split_configs(r, o.fraction, o.seed + g);
-    const std::string name = r.graph.name + ".npz";
-    io::write_tpugraphs_npz((fs::path(o.out) / "train" / name).string(), train, runtime_columns(train), true);
-    io::write_tpugraphs_npz((fs::path(o.out) / "valid" / name).string(), valid, runtime_columns(valid), true);
-    std::printf("%s: %lld train, %lld valid configurations\n", r.graph.name.c_str(),
-                static_cast<long long>(train.configs.count), static_cast<long long>(valid.configs.count));
+  const fs::path out(o.out);
+  std::error_code error;
+  if (!o.overwrite && fs::exists(out, error)) {
+    check_data(fs::is_directory(out, error) && fs::is_empty(out, error), o.out, "",
+               "is not an empty folder; --overwrite replaces its train/ and valid/");
+  }
+  // Written beside --out and moved into place at the end: a refused graph leaves nothing
+  // behind, and an earlier split is replaced whole or not at all.
+  const fs::path temp = out.string() + ".tmp." + std::to_string(::getpid());
+  fs::remove_all(temp, error);
+  try {
+    fs::create_directories(temp / "train");
+    fs::create_directories(temp / "valid");
+    for (int64_t g = 0; g < records->size(); ++g) {
+      const data::GraphRecord& r = records->record(g);
+      check_data(r.configs.view().has_runtimes(), r.source, "config_runtime", "no runtimes to split");
+      auto [train, valid] = data::split_configs(r, o.fraction, o.seed + g);
+      const std::string name = r.graph.name + ".npz";
+      io::write_tpugraphs_npz((temp / "train" / name).string(), train, runtime_columns(train), true);
+      io::write_tpugraphs_npz((temp / "valid" / name).string(), valid, runtime_columns(valid), true);
+      std::printf("%s: %lld train, %lld valid configurations\n", r.graph.name.c_str(),
+                  static_cast<long long>(train.configs.count),
+                  static_cast<long long>(valid.configs.count));
+    }
+    fs::create_directories(out);
+    for (const char* part : {"train", "valid"}) {
+      fs::remove_all(out / part);
+      fs::rename(temp / part, out / part);
+    }
+    fs::remove_all(temp);
+  } catch (const fs::filesystem_error& e) {
+    fs::remove_all(temp, error);
+    throw graphcost::Error(o.out, "", std::string("cannot write the split: ") + e.code().message());
+  } catch (...) {
+    fs::remove_all(temp, error);
+    throw;
   }
 }
 
@@ -68,9 +96,16 @@ void add_split_command(CLI::App& app) {
       "split", "Split each graph's configurations into OUT/train and OUT/valid (seeded)");
   cmd->add_option("input", options->input, "an .npz file or a folder of them")->required();
   cmd->add_option("--out", options->out, "output folder (gets train/ and valid/)")->required();
-  cmd->add_option("--fraction", options->fraction, "share of configurations for train")
+  cmd->add_option("--fraction", options->fraction, "share of configurations for train, in (0, 1)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Validator(
+          [](std::string& input) -> std::string {
+            double value = 0;
+            if (!CLI::detail::lexical_cast(input, value)) return "not a number: " + input;
+            return value > 0 && value < 1 ? "" : "must be in (0, 1), got " + input;
+          },
+          "in (0, 1)"));
+  cmd->add_flag("--overwrite", options->overwrite, "replace the train/ and valid/ of --out");
   cmd->add_option("--seed", options->seed, "random seed")->capture_default_str();
   cmd->add_option("--collection", options->collection, "collection id (default: from the data)");
   cmd->callback([options] { run_split(*options); });

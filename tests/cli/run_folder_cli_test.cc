@@ -26,7 +26,7 @@ class RunFolderCli : public ::testing::Test {
     fs::remove_all(root_);
     fs::create_directories(root_);
     const std::string plan = (root_ / "plan.json").string();
-    std::ofstream(plan) << R"([{"collection": "tile:xla", "files": [3, 0, 0], "nodes": [30, 40],
+    std::ofstream(plan) << R"([{"collection": "tile:xla", "files": [3, 0, 1], "nodes": [30, 40],
                                 "configs": [12, 12], "configurable_fraction": [0.1, 0.1]}])";
     std::string output;
     ASSERT_EQ(run_graphcost("synth --out " + data() + " --plan " + plan + " --seed 2 --threads 1",
@@ -148,6 +148,46 @@ TEST_F(RunFolderCli, RefusedOptionsLeaveNoFolder) {
                 .find("train options: seed: expected an integer in [0, 18446744073709551615]"),
             std::string::npos);
   EXPECT_FALSE(fs::exists(run));
+}
+
+// split writes its parts beside --out and moves them in at the end, and never mixes a new split
+// into an earlier one.
+TEST_F(RunFolderCli, SplitWritesWholeOrNothing) {
+  const fs::path in = root_ / "to_split";
+  fs::create_directories(in);
+  const fs::path train = root_ / "data" / "npz" / "tile" / "xla" / "train";
+  for (const auto& entry : fs::directory_iterator(train))
+    fs::copy_file(entry.path(), in / entry.path().filename());
+  const std::string out = run_dir("parts");
+  std::string output;
+  ASSERT_EQ(run_graphcost("split " + in.string() + " --fraction 0.5 --out " + out, &output), 0)
+      << output;
+  EXPECT_EQ(std::distance(fs::directory_iterator(out + "/train"), fs::directory_iterator()), 3);
+  EXPECT_EQ(one_error_line("split " + in.string() + " --out " + out),
+            "graphcost: error: " + out +
+                ": is not an empty folder; --overwrite replaces its train/ and valid/\n");
+  // A test file (no runtimes) sorted last: refused after the others were written.
+  const fs::path test = root_ / "data" / "npz" / "tile" / "xla" / "test";
+  fs::copy_file(fs::directory_iterator(test)->path(), in / "zz.npz");
+  const std::string fresh = run_dir("parts2");
+  auto [status, printed] = run_graphcost("split " + in.string() + " --out " + fresh).pair();
+  EXPECT_EQ(status, 1);
+  EXPECT_NE(printed.find("graphcost: error: " + (in / "zz.npz").string() +
+                         ": config_runtime: no runtimes to split\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_FALSE(fs::exists(fresh));
+  for (const auto& entry : fs::directory_iterator(root_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
+  EXPECT_NE(one_error_line("split " + in.string() + " --out " + fresh + " --fraction 0", 105)
+                .find("--fraction: must be in (0, 1), got 0"),
+            std::string::npos);
+  // --overwrite replaces the earlier parts whole.
+  fs::remove(in / "zz.npz");
+  fs::remove(in / fs::directory_iterator(in)->path().filename());
+  ASSERT_EQ(run_graphcost("split " + in.string() + " --overwrite --out " + out, &output), 0)
+      << output;
+  EXPECT_EQ(std::distance(fs::directory_iterator(out + "/train"), fs::directory_iterator()), 2);
 }
 
 TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
