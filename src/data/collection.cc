@@ -391,6 +391,10 @@ std::unique_ptr<Collection> open_collection(const std::string& path, const Colle
     if (!options.kind_from_data && pack->id().kind != id.kind) {
       throw Error(path, "", "pack holds " + pack->id().str() + ", but collection " + id.str() + " was asked");
     }
+    // As a split folder: a training pack asked for its validation split is not read as one.
+    check_data(split.empty() || pack->split() == split, path, "",
+               "is a pack of split " + pack->split() + ", but split " + split +
+                   " was asked (give the pack of that split)");
     // Pruning leaves configurations as they are, so they stay in the mapping.
     return prune_collection(std::move(pack), options.prune_hops, options.prune_seed_opcodes);
   }

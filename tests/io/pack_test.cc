@@ -11,6 +11,7 @@
 
 #include "core/atomic_file.h"  // read_file
 #include "core/error.h"
+#include "data/collection.h"
 
 namespace graphcost::io {
 namespace {
@@ -140,6 +141,21 @@ TEST(Pack, LayoutRoundTripKeepsEveryField) {
   expect_round_trip(pack, records);
   pack.verify();
   verify_pack(path);
+}
+
+// A pack is one split: asked for another, it is an error, as a split folder is.
+TEST(Pack, AskedForAnotherSplitIsAnError) {
+  const std::string path =
+      write_records(temp_dir() + "/split.gcpack", layout_id(), make_records(data::ConfigKind::Layout));
+  EXPECT_EQ(data::open_collection(path, layout_id(), "valid", {})->size(), 3);
+  EXPECT_EQ(data::open_collection(path, layout_id(), "", {})->size(), 3);
+  try {
+    data::open_collection(path, layout_id(), "train", {});
+    ADD_FAILURE() << "a valid pack was read as the train split";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": is a pack of split valid, but split train was asked "
+                                            "(give the pack of that split)");
+  }
 }
 
 TEST(Pack, TileRoundTripKeepsEveryField) {
