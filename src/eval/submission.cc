@@ -120,10 +120,20 @@ void merge_submissions(const std::vector<std::string>& inputs, const std::string
   std::string text = std::string(kHeader) + "\n";
   std::map<std::string, std::string> first_file_of_id;
   for (const std::string& input : inputs) {
-    for (const RawRow& row : read_rows(input)) {
+    // Every row checked as score reads it: a merged file Kaggle or score would refuse is not
+    // written.
+    for (const SubmissionRow& row : read_submission(input)) {
+      split_submission_id(row.id, input);
       auto [it, inserted] = first_file_of_id.emplace(row.id, input);
       check_data(inserted, input, row.id, "duplicate ID (already in " + it->second + ")");
-      text += row.id + "," + row.top_configs + "\n";
+      std::set<int64_t> listed;
+      std::string ranking;
+      for (int64_t j : row.top_configs) {
+        check_data(listed.insert(j).second, input, row.id,
+                   "configuration index " + std::to_string(j) + " listed twice");
+        ranking += (ranking.empty() ? "" : ";") + std::to_string(j);
+      }
+      text += row.id + "," + ranking + "\n";
     }
   }
   write_file_atomically(output, text);

@@ -54,7 +54,9 @@ std::vector<double> costs_from_ranking(data::ConfigKind kind, const std::vector<
                                        int64_t count, const std::string& where);
 
 // Concatenates several submission files into one (one header), atomically. A missing or wrong
-// header, a malformed row or an ID seen twice is an Error naming the file (and the ID or line).
+// header, a malformed row, an ID of no collection, an index that is not a non-negative integer
+// or is listed twice in a row, or an ID seen twice is an Error naming the file (and the ID or
+// line).
 void merge_submissions(const std::vector<std::string>& inputs, const std::string& output);
 
 }  // namespace graphcost::eval

@@ -105,6 +105,20 @@ TEST(MergeSubmissions, MalformedInputsAreErrors) {
   error_of([&] { merge_submissions({dir + "/empty.csv"}, dir + "/o.csv"); });
   error_of([&] { merge_submissions({dir + "/missing.csv"}, dir + "/o.csv"); });
   error_of([&] { merge_submissions({}, dir + "/o.csv"); });
+  // Rows are checked as score reads them, so no merged file is written that score refuses.
+  const auto merged = [&](const std::string& rows) {
+    write_file_atomically(dir + "/rows.csv", "ID,TopConfigs\n" + rows);
+    return error_of([&] { merge_submissions({dir + "/rows.csv"}, dir + "/o.csv"); });
+  };
+  EXPECT_EQ(merged("tile:xla:k,1;2;x\n"),
+            dir + "/rows.csv: tile:xla:k: configuration index 'x' is not a non-negative integer");
+  EXPECT_EQ(merged("tile:xla:k,1;-3\n"),
+            dir + "/rows.csv: tile:xla:k: configuration index '-3' is not a non-negative integer");
+  EXPECT_EQ(merged("tile:xla:k,1;2;1\n"),
+            dir + "/rows.csv: tile:xla:k: configuration index 1 listed twice");
+  EXPECT_NE(merged("bogus:coll:g,1\n").find(dir + "/rows.csv"), std::string::npos);
+  EXPECT_NE(merged("bogus:coll:g,1\n").find("bogus:coll:g"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o.csv"));
 }
 
 TEST(ReadSubmission, ReadsBackWhatWasWritten) {
