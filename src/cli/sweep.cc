@@ -149,6 +149,17 @@ void run(const SweepCommand& c) {
                                     {"settings", combination.settings},
                                     {"options", combination.options}});
   }
+  // Every combination's options are read and checked as train will, before any run starts: a
+  // bad key or value is one error here, not a failure in every child.
+  for (const auto& combination : combinations) {
+    train::TrainOptions options;
+    try {
+      train::from_json(combination.options, options);
+      train::check_train_options(options);
+    } catch (const Error& e) {
+      throw Error(c.grid, combination.id + " (" + combination.name + ")", e.what());
+    }
+  }
   if (c.dry_run) {
     for (const auto& combination : combinations)
       std::printf("%s  %s\n", combination.id.c_str(), combination.name.c_str());

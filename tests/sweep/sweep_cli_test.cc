@@ -105,4 +105,29 @@ TEST_F(SweepCli, BadSweepFileIsOneError) {
   EXPECT_NE(output.find("broken.json: grid.lr"), std::string::npos) << output;
 }
 
+// Options are read and checked as train reads them before any run starts (--dry-run too).
+TEST_F(SweepCli, BadTrainingOptionsAreOneErrorBeforeAnyRun) {
+  const fs::path grid = root_ / "options.json";
+  const auto error_for = [&](const std::string& text, const std::string& extra) {
+    write(grid, text);
+    std::string output;
+    EXPECT_EQ(run_graphcost("sweep --data x --collection tile:xla --grid " + grid.string() +
+                                " --out " + (root_ / "s4").string() + extra,
+                            &output),
+              1)
+        << output;
+    return output;
+  };
+  EXPECT_EQ(error_for(R"({"grid": {"bogus_key": [1, 2]}})", " --dry-run"),
+            "graphcost: error: " + grid.string() +
+                ": c000 (bogus_key=1): train options: bogus_key: unknown key\n");
+  EXPECT_NE(error_for(R"({"base": {"iterations": "three"}})", "")
+                .find(grid.string() + ": c000 (base): train options: iterations: wrong type"),
+            std::string::npos);
+  EXPECT_EQ(error_for(R"({"variants": [{"name": "a"}, {"name": "b", "set": {"lr": -1}}]})", ""),
+            "graphcost: error: " + grid.string() +
+                ": c001 (b): train options: lr: must be a positive number\n");
+  EXPECT_FALSE(fs::exists(root_ / "s4"));
+}
+
 }  // namespace
