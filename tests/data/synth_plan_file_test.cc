@@ -77,6 +77,10 @@ TEST(SynthPlanFile, BadPlansNameTheKey) {
   j = nlohmann::json::array({layout_entry()});
   j[0]["collection"] = "layout:xla:sideways";
   expect_error(j, "layout:xla:sideways");
+  // Caught when the plan is read, not by the generator after the folders were made.
+  j = nlohmann::json::array({layout_entry()});
+  j[0]["nodes"] = {50, 50};
+  expect_error(j, "plan.json (layout:xla:random): nodes: a layout program needs at least 128 nodes");
 }
 
 }  // namespace

@@ -304,7 +304,13 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
 #pragma omp critical(synth_progress)
     progress.update(++done, file.name);
   }
-  if (!first_error.empty()) throw Error(first_error);
+  if (!first_error.empty()) {
+    // No half-written dataset: a retry would be refused as "already holds a dataset".
+    std::error_code ignored;
+    fs::remove_all(npz_root, ignored);
+    fs::remove_all(answers_root, ignored);
+    throw Error(first_error);
+  }
   progress.finish();
   write_file_atomically((root / "synth_report.json").string(),
                         report_json(options, plan, summaries).dump(2) + "\n");

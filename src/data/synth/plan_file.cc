@@ -2,6 +2,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "data/synth/model_programs.h"
 
 namespace graphcost::data::synth {
 
@@ -49,6 +50,9 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
     read_range(entry, here, "configurable_fraction", plan.min_fraction, plan.max_fraction);
     check_data(plan.min_fraction > 0 && plan.max_fraction <= 1, here, "configurable_fraction",
                "must lie in (0, 1]");
+    check_data(plan.min_nodes >= kMinLayoutProgramNodes, here, "nodes",
+               "a layout program needs at least " + std::to_string(kMinLayoutProgramNodes) +
+                   " nodes");
   }
   if (entry.contains("max_layout_cells")) {
     plan.max_layout_cells = entry.at("max_layout_cells").get<int64_t>();
