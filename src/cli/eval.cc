@@ -63,6 +63,7 @@ void run_eval(const EvalOptions& o) {
   }
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
+  check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);
   auto c = data::open_collection(o.data, id, o.split, load);

@@ -112,6 +112,8 @@ void run_inspect(const InspectOptions& o) {
   load.skip_invalid = o.skip_invalid;
   nlohmann::json out = nlohmann::json::array();
   fs::path p(o.path);
+  // An unknown id is named as such, not reported as "no collection files".
+  if (!o.collection.empty()) data::CollectionId::parse(o.collection);
   const std::vector<std::string> splits = {"train", "valid", "test"};
   if (io::is_pack_file(o.path)) {
     io::verify_pack(o.path);  // every checksum, configuration blocks included
@@ -129,7 +131,10 @@ void run_inspect(const InspectOptions& o) {
         out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.prune_hops));
       }
     }
-    if (out.empty()) throw Error(o.path, "", "no collection files under npz/");
+    if (out.empty())
+      throw Error(o.path, "", o.collection.empty()
+                                  ? "no collection files under npz/"
+                                  : "no files of collection " + o.collection + " under npz/");
   } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
     // A collection folder: the collection its names say (npz/tile/xla), else the kind the data has.
     data::CollectionId id;

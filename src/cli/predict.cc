@@ -36,6 +36,7 @@ void run_predict(const PredictOptions& o) {
   std::string collection = o.collection.empty() ? trained_on : o.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
+  check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);  // pruning keeps every configuration

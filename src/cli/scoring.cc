@@ -20,14 +20,28 @@
 
 namespace graphcost::cli {
 
+namespace {
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 16: syntax error
+// while parsing value - unexpected end of input; ..." without its prefix.
+std::string first_reason(const std::string& what) {
+  const size_t dash = what.find(" - ");
+  return dash == std::string::npos ? what : what.substr(dash + 3);
+}
+}  // namespace
+
 Run load_run(const std::string& run_dir) {
   namespace fs = std::filesystem;
   Run run;
   nlohmann::json config;
   const std::string config_path = (fs::path(run_dir) / "config.json").string();
   if (fs::exists(config_path)) {
-    config = nlohmann::json::parse(read_file(config_path), nullptr, false);
-    if (config.is_discarded() || !config.is_object()) throw Error(config_path, "", "not a JSON object");
+    try {
+      config = nlohmann::json::parse(read_file(config_path));
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(config_path, "", "not valid JSON (truncated or damaged?): byte " +
+                                       std::to_string(e.byte) + ": " + first_reason(e.what()));
+    }
+    check_data(config.is_object(), config_path, "", "not a JSON object");
     if (config.contains("collection")) {
       check_data(config["collection"].is_string(), config_path, "collection", "expected a string");
       run.collection = config["collection"].get<std::string>();
@@ -83,6 +97,17 @@ std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string
     }
   }
   return runs;
+}
+
+void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+                     const data::CollectionId& id) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].collection.empty()) continue;
+    const data::CollectionId trained = data::CollectionId::parse(runs[r].collection);
+    check_data(trained.kind == id.kind, run_dirs[r], "",
+               "trained on " + trained.str() + ", but collection " + id.str() +
+                   " was asked: its configurations are of another kind");
+  }
 }
 
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,

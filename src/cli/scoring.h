@@ -29,6 +29,11 @@ struct Run {
 // RUN_DIR/config.json, the collection id and pruning.
 Run load_run(const std::string& run_dir);
 
+// An Error naming the run when a run was trained on configurations of another kind than
+// collection `id` holds (a tile model asked to score layout:xla:random).
+void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+                     const data::CollectionId& id);
+
 // The value of an eval/predict --prune flag that means "as the run was trained".
 constexpr int kRunPruning = -2;
 // The value of --anchors that means "the run's training slate size - 1 for attention models".

@@ -177,11 +177,14 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
     return located;
   }
   fs::path dir;
+  bool chosen = false;  // whether the collection id or split chose the folder
   if (const std::string root = dataset_root_of(path); !root.empty()) {
     located.root = root;
     dir = located.root / id.relative_dir() / split;
+    chosen = true;
   } else if (fs::is_directory(p / split)) {
     dir = p / split;
+    chosen = !split.empty();
   } else {
     // A split's own folder asked for another split would be read as that split: validation on
     // the training configurations, say. An error instead.
@@ -194,13 +197,17 @@ Located locate(const std::string& path, const CollectionId& id, const std::strin
     }
     dir = p;
   }
+  // Which collection and split were looked for matters only where the path chose the folder.
+  const std::string asked =
+      chosen ? " (collection " + id.str() + ", split " + split + ")" : std::string();
   if (!fs::is_directory(dir)) {
-    throw Error(dir.string(), "", "no such folder (collection " + id.str() + ", split " + split + ")");
+    if (asked.empty())
+      throw Error(path, "", "not an .npz or .pb file, a pack or a folder of them");
+    throw Error(dir.string(), "", "no such folder" + asked);
   }
   located.files = record_files_in(dir);
-  if (located.files.empty()) {
-    throw Error(dir.string(), "", "no .npz or .pb files (collection " + id.str() + ", split " + split + ")");
-  }
+  if (located.files.empty())
+    throw Error(chosen ? dir.string() : path, "", "no .npz or .pb files" + asked);
   return located;
 }
 

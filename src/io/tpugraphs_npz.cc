@@ -63,7 +63,13 @@ class RecordReader {
       NpyArray normalizer = read("config_runtime_normalizers", 1, false);
       expect_dim("config_runtime_normalizers", normalizer, 0, count, "one per configuration");
       const std::vector<double> divisor = values<double>("config_runtime_normalizers", normalizer);
-      for (int64_t j = 0; j < count; ++j) out[j] /= divisor[j];
+      for (int64_t j = 0; j < count; ++j) {
+        if (!(divisor[j] > 0))
+          throw Error(path_, "config_runtime_normalizers",
+                      "configuration " + std::to_string(j) + " has normaliser " +
+                          std::to_string(static_cast<int64_t>(divisor[j])) + " (must be positive)");
+        out[j] /= divisor[j];
+      }
     }
     return out;
   }

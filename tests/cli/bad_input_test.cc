@@ -102,6 +102,23 @@ TEST_F(BadInput, TruncatedAndFlippedPack) {
 TEST_F(BadInput, MissingFileAndUnknownCollection) {
   expect_one_line_error("inspect " + (dir_ / "absent.npz").string(), "absent.npz");
   expect_one_line_error("eval --baseline random --collection layout:xla --data " + npz_, "layout:xla");
+  // inspect names an unknown id instead of finding no files of it.
+  expect_one_line_error("inspect " + dir_.string() + " --collection bogus",
+                        "unknown collection 'bogus'");
+}
+
+// Where the path alone chose the folder, the error says nothing of a collection or split nobody
+// asked for.
+TEST_F(BadInput, EmptyFolderOrDeviceNamesOnlyThePath) {
+  const fs::path empty = dir_ / "empty";
+  fs::create_directories(empty);
+  Outcome o = run("noise " + empty.string());
+  EXPECT_EQ(o.stderr_text, "graphcost: error: " + empty.string() + ": no .npz or .pb files\n");
+  o = run("split " + empty.string() + " --out " + (dir_ / "parts").string());
+  EXPECT_EQ(o.stderr_text, "graphcost: error: " + empty.string() + ": no .npz or .pb files\n");
+  o = run("inspect /dev/null");
+  EXPECT_EQ(o.stderr_text,
+            "graphcost: error: /dev/null: not an .npz or .pb file, a pack or a folder of them\n");
 }
 
 }  // namespace

@@ -190,6 +190,25 @@ TEST_F(RunFolderCli, SplitWritesWholeOrNothing) {
   EXPECT_EQ(std::distance(fs::directory_iterator(out + "/train"), fs::directory_iterator()), 2);
 }
 
+// eval and predict name the run when it does not fit what was asked.
+TEST_F(RunFolderCli, ScoringNamesTheRunThatDoesNotFit) {
+  const std::string run = run_dir("tile_run");
+  std::string output;
+  ASSERT_EQ(run_graphcost(train(run), &output), 0) << output;
+  for (const std::string& command : {std::string("eval"), "predict --out " + run_dir("p.csv")}) {
+    EXPECT_EQ(one_error_line(command + " --model " + run + " --data " + data() +
+                             " --collection layout:xla:random"),
+              "graphcost: error: " + run +
+                  ": trained on tile:xla, but collection layout:xla:random was asked: its "
+                  "configurations are of another kind\n");
+  }
+  graphcost::write_file_atomically(run + "/config.json", R"({"collection": )");
+  EXPECT_EQ(one_error_line("eval --model " + run + " --data " + data()),
+            "graphcost: error: " + run +
+                "/config.json: not valid JSON (truncated or damaged?): byte 16: unexpected end of "
+                "input; expected '[', '{', or a literal\n");
+}
+
 TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
   EXPECT_EQ(one_error_line("frobnicate", 2),
             "graphcost: error: graphcost: unknown command 'frobnicate' (valid: synth, inspect, "

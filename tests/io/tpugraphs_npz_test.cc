@@ -189,6 +189,14 @@ TEST_F(TpuGraphsNpzTest, MissingKeysAndWrongShapesNameFileAndKey) {
   expect_error([&] { read_tpugraphs_npz(file); }, {file + ": node_splits: "});
 }
 
+TEST_F(TpuGraphsNpzTest, TileNormalisersMustBePositive) {
+  const std::string file = path("zero_normaliser.npz");
+  write_tpugraphs_npz(file, tile_record(), {{300, 500}, {100, 0}}, false);
+  expect_error([&] { read_tpugraphs_npz(file); },
+               {file + ": config_runtime_normalizers: configuration 1 has normaliser 0 (must be "
+                       "positive)"});
+}
+
 TEST_F(TpuGraphsNpzTest, LayoutValuesMustBeInt8) {
   for (float bad : {0.5f, 300.0f, -129.0f}) {
     std::vector<float> values(24, 1.0f);
