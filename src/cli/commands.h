@@ -3,13 +3,32 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace graphcost::cli {
 
 // A CLI11 check that a number is at least `low`, with a plain message ("must be at least 1, got
 // 0"; CLI11's PositiveNumber prints its upper bound as 309 digits).
+// A CLI11 check for a seed: digits only, within 64 bits. CLI11 itself reads "-1" into an
+// unsigned option as 2^64 - 1 and clamps a longer number to the largest value.
+inline CLI::Validator unsigned_64() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        std::strtoull(input.c_str(), &end, 10);
+        const bool digits =
+            !input.empty() && input.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || errno == ERANGE || *end != '\0')
+          return "expected an integer in [0, 18446744073709551615], got " + input;
+        return std::string();
+      },
+      "UINT64");
+}
+
 inline CLI::Validator at_least(int64_t low) {
   return CLI::Validator(
       [low](std::string& input) -> std::string {

@@ -108,7 +108,11 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
       ->check(at_least(1))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed for sampling, the random baseline, the anchor sample, the --tta groupings and MC dropout")->capture_default_str();
+  cmd->add_option("--seed", o->seed,
+                  "seed for sampling, the random baseline, the anchor sample, the --tta groupings "
+                  "and MC dropout")
+      ->check(unsigned_64())
+      ->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");

@@ -71,7 +71,10 @@ void add_predict_command(CLI::App& app) {
                   "rank by the mean of K Monte Carlo dropout passes (0 = off)")
       ->check(at_least(0))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the anchor sample, the --tta groupings and the MC-dropout masks")->capture_default_str();
+  cmd->add_option("--seed", o->seed,
+                  "seed of the anchor sample, the --tta groupings and the MC-dropout masks")
+      ->check(unsigned_64())
+      ->capture_default_str();
   cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();

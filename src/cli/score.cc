@@ -247,7 +247,9 @@ void add_score_command(CLI::App& app) {
                   "configurations (1 = per graph); tile compares per kernel")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "seed of the grouping")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the grouping")
+      ->check(unsigned_64())
+      ->capture_default_str();
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
   cmd->callback([o] { run_score(*o); });
 }

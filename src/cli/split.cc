@@ -106,7 +106,9 @@ void add_split_command(CLI::App& app) {
           },
           "in (0, 1)"));
   cmd->add_flag("--overwrite", options->overwrite, "replace the train/ and valid/ of --out");
-  cmd->add_option("--seed", options->seed, "random seed")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "random seed")
+      ->check(unsigned_64())
+      ->capture_default_str();
   cmd->add_option("--collection", options->collection, "collection id (default: from the data)");
   cmd->callback([options] { run_split(*options); });
 }

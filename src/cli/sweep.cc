@@ -290,8 +290,11 @@ void add_sweep_command(CLI::App& app) {
       ->required();
   cmd->add_option("--out", options->out, "Sweep folder (runs, results.md/.csv/.html)");
   cmd->add_option("--seeds", options->seeds, "Seeds per combination")->capture_default_str();
-  cmd->add_option("--first-seed", options->first_seed, "The first seed")->capture_default_str();
+  cmd->add_option("--first-seed", options->first_seed, "The first seed")
+      ->check(unsigned_64())
+      ->capture_default_str();
   cmd->add_option("--random-seed", options->random_seed, "Seed for drawing random-search samples")
+      ->check(unsigned_64())
       ->capture_default_str();
   cmd->add_option("--jobs", options->jobs, "Runs trained at the same time")->capture_default_str();
   cmd->add_option("--threads", options->threads, "Threads shared by the jobs (0 = all cores)")

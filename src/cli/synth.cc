@@ -51,6 +51,7 @@ void add_synth_command(CLI::App& app) {
                   "Dataset root to write (npz/, answers/, synth_report.json)")
       ->required();
   cmd->add_option("--seed", options->seed, "Random seed; the same seed gives the same files")
+      ->check(unsigned_64())
       ->capture_default_str();
   cmd->add_option("--scale", options->scale,
                   "small (seconds: tests, demo), medium (a minute or so), large (40k-node graphs, "

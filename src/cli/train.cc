@@ -228,6 +228,7 @@ void add_train_command(CLI::App& app) {
   b.bind("--checkpoint-every", &O::checkpoint_every,
          "Iterations between checkpoints (0: only at the end)");
   b.bind("--seed", &O::seed, "Random seed (model init, batches, validation sample)");
+  sub->get_option("--seed")->check(unsigned_64());
   b.bind("--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)");
   b.bind("--prune", &O::prune_hops,
          "Keep only nodes within K hops of a configurable node (layout; -1: no pruning); eval "

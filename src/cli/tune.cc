@@ -165,7 +165,9 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--strategy", c->strategy, "random, genetic or model")->capture_default_str();
   sub->add_option("--seeds", c->seeds, "Campaigns, with seeds --seed, --seed + 1, ...")
       ->capture_default_str();
-  sub->add_option("--seed", c->seed, "First seed")->capture_default_str();
+  sub->add_option("--seed", c->seed, "First seed")
+      ->check(unsigned_64())
+      ->capture_default_str();
   sub->add_option("--batch", c->batch, "Configurations proposed per round")->capture_default_str();
   sub->add_option("--measure", c->measure,
                   "Measure for real: shell command with {params} or {name} placeholders; its "

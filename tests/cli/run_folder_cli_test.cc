@@ -222,6 +222,14 @@ TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
   EXPECT_NE(one_error_line("xgb train --data " + data() + " --out x --rounds 0", 105)
                 .find("graphcost xgb train: --rounds: must be at least 1, got 0"),
             std::string::npos);
+  // CLI11 alone reads -1 into an unsigned seed as 2^64 - 1 and clamps longer numbers.
+  EXPECT_NE(one_error_line(train(run_dir("seeded"), "--seed -1"), 105)
+                .find("--seed: expected an integer in [0, 18446744073709551615], got -1"),
+            std::string::npos);
+  EXPECT_NE(one_error_line("synth --out " + run_dir("s") + " --seed 99999999999999999999", 105)
+                .find("--seed: expected an integer in [0, 18446744073709551615], got "
+                      "99999999999999999999"),
+            std::string::npos);
   // Scoring in slates of no configuration used to spin for ever.
   const std::string run = run_dir("scored");
   std::string output;
