@@ -26,7 +26,22 @@ inline CLI::Validator unsigned_64() {
           return "expected an integer in [0, 18446744073709551615], got " + input;
         return std::string();
       },
-      "UINT64");
+      "");
+}
+
+// A CLI11 check that an integer option's text fits int64 (CLI11 clamps a longer number).
+inline CLI::Validator signed_64() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        std::strtoll(input.c_str(), &end, 10);
+        if (input.empty() || errno == ERANGE || *end != '\0')
+          return "expected an integer in [-9223372036854775808, 9223372036854775807], got " +
+                 input;
+        return std::string();
+      },
+      "");
 }
 
 inline CLI::Validator at_least(int64_t low) {

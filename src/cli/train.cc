@@ -28,6 +28,7 @@ class OptionBinder {
   void bind(const std::string& flag, T train::TrainOptions::*field, const std::string& help) {
     auto value = std::make_shared<T>(train::TrainOptions{}.*field);
     CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
+    if constexpr (std::is_same_v<T, int64_t>) option->check(signed_64());
     appliers_.push_back([option, value, field](train::TrainOptions& o) {
       if (option->count() > 0) o.*field = *value;
     });

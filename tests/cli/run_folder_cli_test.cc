@@ -223,6 +223,10 @@ TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
                 .find("graphcost xgb train: --rounds: must be at least 1, got 0"),
             std::string::npos);
   // CLI11 alone reads -1 into an unsigned seed as 2^64 - 1 and clamps longer numbers.
+  EXPECT_NE(one_error_line(train(run_dir("long"), "", "8 8", "99999999999999999999"), 105)
+                .find("--iterations: expected an integer in [-9223372036854775808, "
+                      "9223372036854775807], got 99999999999999999999"),
+            std::string::npos);
   EXPECT_NE(one_error_line(train(run_dir("seeded"), "--seed -1"), 105)
                 .find("--seed: expected an integer in [0, 18446744073709551615], got -1"),
             std::string::npos);
