@@ -10,40 +10,35 @@
 
 namespace graphcost::cli {
 
+// A CLI11 check that an integer option's text is an integer within 64 bits, signed or not:
+// CLI11 alone reads "-1" into an unsigned option as 2^64 - 1 and clamps a longer number to the
+// largest value. The description is empty so that --help still shows "INT=1000".
+inline CLI::Validator integer_64(bool is_unsigned) {
+  return CLI::Validator(
+      [is_unsigned](std::string& input) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        if (is_unsigned) {
+          std::strtoull(input.c_str(), &end, 10);
+        } else {
+          std::strtoll(input.c_str(), &end, 10);
+        }
+        const bool sign = !is_unsigned || input.find('-') == std::string::npos;
+        if (input.empty() || !sign || errno == ERANGE || *end != '\0') {
+          return std::string("expected an integer in ") +
+                 (is_unsigned ? "[0, 18446744073709551615]"
+                              : "[-9223372036854775808, 9223372036854775807]") +
+                 ", got " + input;
+        }
+        return std::string();
+      },
+      "");
+}
+inline CLI::Validator unsigned_64() { return integer_64(true); }
+inline CLI::Validator signed_64() { return integer_64(false); }
+
 // A CLI11 check that a number is at least `low`, with a plain message ("must be at least 1, got
 // 0"; CLI11's PositiveNumber prints its upper bound as 309 digits).
-// A CLI11 check for a seed: digits only, within 64 bits. CLI11 itself reads "-1" into an
-// unsigned option as 2^64 - 1 and clamps a longer number to the largest value.
-inline CLI::Validator unsigned_64() {
-  return CLI::Validator(
-      [](std::string& input) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        std::strtoull(input.c_str(), &end, 10);
-        const bool digits =
-            !input.empty() && input.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits || errno == ERANGE || *end != '\0')
-          return "expected an integer in [0, 18446744073709551615], got " + input;
-        return std::string();
-      },
-      "");
-}
-
-// A CLI11 check that an integer option's text fits int64 (CLI11 clamps a longer number).
-inline CLI::Validator signed_64() {
-  return CLI::Validator(
-      [](std::string& input) -> std::string {
-        errno = 0;
-        char* end = nullptr;
-        std::strtoll(input.c_str(), &end, 10);
-        if (input.empty() || errno == ERANGE || *end != '\0')
-          return "expected an integer in [-9223372036854775808, 9223372036854775807], got " +
-                 input;
-        return std::string();
-      },
-      "");
-}
-
 inline CLI::Validator at_least(int64_t low) {
   return CLI::Validator(
       [low](std::string& input) -> std::string {
