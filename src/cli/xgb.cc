@@ -38,10 +38,6 @@ void run_xgb_train(const XgbTrainCommand& command) {
   load.skip_invalid = command.skip_invalid;
   load.exclude = command.exclude;
   auto train_set = data::open_collection(command.data, id, command.split, load);
-  for (int64_t g = 0; g < train_set->size(); ++g) {
-    check_data(train_set->configs(g).has_runtimes(), train_set->source(g), "",
-               "no runtimes to train on (split " + command.split + ")");
-  }
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));

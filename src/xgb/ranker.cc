@@ -85,7 +85,10 @@ XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions&
   std::vector<unsigned> groups;
   for (int64_t g = 0; g < collection.size(); ++g) {
     const data::ConfigView configs = collection.configs(g);
-    if (!configs.has_runtimes() || configs.count < 2) continue;
+    // As the sampler does: a training file without runtimes is an error, not silently left out.
+    check_data(configs.has_runtimes(), collection.source(g), "",
+               "no runtimes to train on (split " + collection.split() + ")");
+    if (configs.count < 2) continue;
     std::vector<int64_t> indices(configs.count);
     std::iota(indices.begin(), indices.end(), 0);
     if (options.max_configs_per_graph > 0 && configs.count > options.max_configs_per_graph) {

@@ -62,6 +62,20 @@ TEST(XgbRanker, RanksTheObviousBestFirst) {
   EXPECT_EQ(ranker.options().features.config_width, 2);  // filled from the data
 }
 
+TEST(XgbRanker, AGraphWithoutRuntimesIsAnError) {
+  std::vector<data::GraphRecord> records{grid_graph(0), grid_graph(1)};
+  records[1].source = "g1.npz";
+  records[1].configs.runtimes.clear();
+  const data::MemoryCollection train_set(data::CollectionId::parse("tile:xla"), "train",
+                                         std::move(records));
+  try {
+    XgbRanker::train(train_set, small_options());
+    ADD_FAILURE() << "trained on a graph without runtimes";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "g1.npz: no runtimes to train on (split train)");
+  }
+}
+
 TEST(XgbRanker, SaveAndLoadGiveTheSameScores) {
   auto train_set = grid_collection(2);
   const XgbRanker ranker = XgbRanker::train(*train_set, small_options());
