@@ -1,6 +1,5 @@
 #include "cli/run_folder.h"
 
-#include <algorithm>
 #include <array>
 #include <filesystem>
 
@@ -11,15 +10,12 @@ namespace graphcost::cli {
 namespace fs = std::filesystem;
 
 namespace {
+// The files a training run writes.
 constexpr std::array<const char*, 7> kRunFiles = {"model.pt",      "model.xgb",
                                                   "config.json",   "metrics.jsonl",
                                                   "checkpoint.pt", "valid_predictions.jsonl",
                                                   "report.html"};
 }  // namespace
-
-bool is_run_file(const std::string& name) {
-  return std::find(kRunFiles.begin(), kRunFiles.end(), name) != kRunFiles.end();
-}
 
 void check_new_run_folder(const std::string& out, bool overwrite, bool resumable) {
   if (overwrite) return;

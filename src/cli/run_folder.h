@@ -5,10 +5,6 @@
 
 namespace graphcost::cli {
 
-// The files a training run writes (model.pt or model.xgb, config.json, metrics.jsonl,
-// checkpoint.pt, valid_predictions.jsonl, report.html).
-bool is_run_file(const std::string& name);
-
 // An Error when `out` already holds a run's files and overwrite is false: "OUT: already holds a
 // training run (model.pt); --overwrite replaces it" (train adds "--resume continues it").
 void check_new_run_folder(const std::string& out, bool overwrite, bool resumable);

@@ -192,8 +192,8 @@ void add_train_command(CLI::App& app) {
                   "JSON file of training options; flags given here override it");
   sub->add_flag(
       "--resume", command->resume,
-      "Continue from RUN_DIR/checkpoint.pt with its stored options (--iterations and --threads "
-      "still apply)");
+      "Continue from RUN_DIR/checkpoint.pt with its stored options (only --iterations, "
+      "--threads, --data and --valid-data may be given otherwise)");
   sub->add_flag("--overwrite", command->overwrite,
                 "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
   sub->add_flag("--skip-invalid", command->skip_invalid,
