@@ -73,6 +73,10 @@ void run_eval(const EvalOptions& o) {
     if (s.measured.empty()) throw Error(o.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }
   eval::MetricTable table = eval::evaluate(id.kind, scores);
+  for (const auto& s : scores) {
+    const std::string warning = eval::tied_scores_warning(s);
+    if (!warning.empty()) std::fprintf(stderr, "eval: warning: %s\n", warning.c_str());
+  }
   if (o.json) {
     nlohmann::json j = eval::to_json(table);
     j["collection"] = id.str();

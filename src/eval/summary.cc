@@ -89,6 +89,19 @@ MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& grap
   return table;
 }
 
+std::string tied_scores_warning(const GraphScores& graph) {
+  if (graph.predicted.size() < 2 || graph.predicted.size() != graph.measured.size()) return "";
+  const PairCounts counts = count_pairs(graph.predicted, graph.measured);
+  const double share = static_cast<double>(counts.tied_predicted) / static_cast<double>(counts.pairs);
+  if (share <= 0.01) return "";
+  char percent[32];
+  std::snprintf(percent, sizeof percent, "%.1f%%", 100.0 * share);
+  return graph.name + ": " + percent +
+         " of configuration pairs have equal predicted scores; Kendall tau-b leaves them out, "
+         "which flatters these scores (a submission ranks strictly: predict then score breaks "
+         "the ties)";
+}
+
 nlohmann::json to_json(const MetricTable& table) {
   nlohmann::json out = nlohmann::json::object();
   nlohmann::json graphs = nlohmann::json::array();

@@ -34,6 +34,11 @@ std::vector<std::string> metric_names(data::ConfigKind kind);
 // Computes the kind's metrics for every graph and their means. A graph whose predicted and
 // measured sizes differ is an Error naming it.
 MetricTable evaluate(data::ConfigKind kind, const std::vector<GraphScores>& graphs);
+// Kendall tau-b (the field's metric) leaves pairs with equal predicted scores out of its count, so
+// scores with many ties read higher than the strict ranking a submission makes of them (a model
+// whose predictions collapse to a few values can gain 0.05). Returns a one-line warning naming
+// the graph when over 1% of its configuration pairs have equal predicted scores, else "".
+std::string tied_scores_warning(const GraphScores& graph);
 // Sets table.means and table.counts from table.rows: per metric, the mean of the non-NaN values
 // (NaN when none) and their number.
 void fill_means(MetricTable& table);

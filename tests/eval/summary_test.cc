@@ -94,5 +94,26 @@ TEST(Summary, SizeMismatchNamesTheGraph) {
   }
 }
 
+TEST(Summary, TiedScoresOverOnePercentOfPairsAreNamed) {
+  // Two levels for four configurations: 2 of the 6 pairs are tied.
+  EXPECT_EQ(tied_scores_warning({"two_levels", {0, 0, 1, 1}, {1, 2, 3, 4}}),
+            "two_levels: 33.3% of configuration pairs have equal predicted scores; Kendall tau-b "
+            "leaves them out, which flatters these scores (a submission ranks strictly: predict "
+            "then score breaks the ties)");
+  // One tied pair among 45 (2.2%) is named; among 190 (0.5%) it is not.
+  std::vector<double> ten(10), twenty(20), measured_ten(10), measured_twenty(20);
+  for (int i = 0; i < 20; ++i) {
+    if (i < 10) ten[i] = measured_ten[i] = i;
+    twenty[i] = measured_twenty[i] = i;
+  }
+  ten[1] = twenty[1] = 0;  // configurations 0 and 1 tie
+  EXPECT_EQ(tied_scores_warning({"ten", ten, measured_ten}).substr(0, 10), "ten: 2.2% ");
+  EXPECT_EQ(tied_scores_warning({"twenty", twenty, measured_twenty}), "");
+  // Distinct scores, a single configuration and mismatched sizes give no warning.
+  EXPECT_EQ(tied_scores_warning({"distinct", {3, 1, 2}, {1, 1, 1}}), "");
+  EXPECT_EQ(tied_scores_warning({"single", {1}, {1}}), "");
+  EXPECT_EQ(tied_scores_warning({"sizes", {1, 1}, {1}}), "");
+}
+
 }  // namespace
 }  // namespace graphcost::eval
