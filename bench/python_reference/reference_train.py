@@ -126,6 +126,12 @@ def list_mle(scores, runtimes, clip=100.0):
     return (tail - u).sum()
 
 
+def first_occurrences(config_feat):
+    """Indices of the first copy of each distinct configuration, in file order."""
+    flat = config_feat.reshape(config_feat.shape[0], -1)
+    return np.sort(np.unique(flat, axis=0, return_index=True)[1])
+
+
 def compare_with_run(model, graphs, tensors, run_dir):
     """Loads a graphcost run's weights (RUN_DIR/model.pt, same parameter names) and scores the
     configurations its valid_predictions.jsonl lists; returns the largest absolute difference."""
@@ -141,7 +147,10 @@ def compare_with_run(model, graphs, tensors, run_dir):
         for line in lines:
             record = json.loads(line)
             i = by_name[record["graph"]]
-            chosen = np.array(record["config_indices"])
+            # graphcost merges identical configurations on load, keeping the first of each, and
+            # its indices count the distinct ones.
+            distinct = first_occurrences(graphs[i]["node_config_feat"])
+            chosen = distinct[np.array(record["config_indices"])]
             config_feat = torch.from_numpy(graphs[i]["node_config_feat"][chosen].astype(np.float32))
             scores = model(tensors[i], config_feat).double().numpy()
             expected = np.array(record["predicted"])
