@@ -4,7 +4,9 @@
 # Prints configs/s of each and the ratios as `figure: name: value unit` lines.
 # usage: bench/reference_compare.sh [GRAPHCOST_BINARY] [WORK_DIR]
 # Environment: NODES (6000), FRACTION (0.1), GRAPHS (4 files), CONFIGS (200 per file), G (4),
-# S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2).
+# S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2); DATA_FOLDER (a folder of .npz
+# files to use instead of synthetic ones, e.g. one written by `graphcost ingest`) with COLLECTION
+# (its collection id, default layout:xla:random).
 set -euo pipefail
 bin=${1:-build/graphcost}
 work=${2:-$(mktemp -d)}
@@ -19,16 +21,21 @@ if ! "$python" -c "import torch, numpy" 2> /dev/null; then
 fi
 [ -x "$bin" ] || { echo "reference_compare: error: no graphcost binary at $bin" >&2; exit 1; }
 
-data="$work/data"
+collection=${COLLECTION:-layout:xla:random}
 mkdir -p "$work/runs"
-cat > "$work/plan.json" << JSON
+if [ -n "${DATA_FOLDER:-}" ]; then
+  data=$DATA_FOLDER folder=$DATA_FOLDER
+else
+  data="$work/data"
+  cat > "$work/plan.json" << JSON
 [{"collection": "layout:xla:random", "files": [$graphs, 0, 0], "nodes": [$nodes, $nodes],
   "configs": [$configs, $configs], "configurable_fraction": [$fraction, $fraction]}]
 JSON
-if [ ! -f "$data/synth_report.json" ]; then
-  "$bin" synth --out "$data" --plan "$work/plan.json" --seed 11 > /dev/null
+  if [ ! -f "$data/synth_report.json" ]; then
+    "$bin" synth --out "$data" --plan "$work/plan.json" --seed 11 > /dev/null
+  fi
+  folder="$data/npz/layout/xla/random/train"
 fi
-folder="$data/npz/layout/xla/random/train"
 "$bin" inspect "$folder" 2>&1 | sed -n 3,20p
 
 echo "== python reference: $reference_steps steps of G=$g x S=$s, $threads threads"
@@ -45,7 +52,7 @@ echo "figure: reference_train_configs_per_cpu_s: $reference_cpu_rate configs/cpu
 train_run() {
   local run="$work/runs/$1"; shift
   rm -rf "$run"
-  /usr/bin/time -f "%U %S" -o "$run.time" "$bin" train --data "$data" --collection layout:xla:random \
+  /usr/bin/time -f "%U %S" -o "$run.time" "$bin" train --data "$data" --collection "$collection" \
     --valid-split "" --out "$run" --iterations "$graphcost_steps" --log-every "$graphcost_steps" \
     --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" "$@" \
     2> "$run.log" > /dev/null || { cat "$run.log" >&2; exit 1; }
@@ -57,7 +64,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
 
 echo "== same model? the reference scores a short graphcost run's validation sample with its weights"
 rm -rf "$work/runs/check"
-"$bin" train --data "$data" --collection layout:xla:random --valid-split train --out "$work/runs/check" \
+"$bin" train --data "$data" --collection "$collection" --valid-split train --out "$work/runs/check" \
   --iterations 3 --graphs-per-batch 2 --slate-size 4 --threads "$threads" --valid-configs-per-graph 6 \
   --checkpoint-every 0 > /dev/null 2>&1
 "$python" "$here/python_reference/reference_train.py" --data "$folder" --threads "$threads" \
