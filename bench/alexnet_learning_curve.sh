@@ -4,11 +4,14 @@
 # 40% of the distinct configurations, `graphcost split --fraction 0.6`), and training sets of 5,
 # 10, 20, 30 and 60% of all configurations drawn from the other 60% (nested splits of it). For
 # each: the tuned XGBoost of docs/results.md and the default GNN (1,500 iterations, slates of
-# 64), their tau on the test set and on their own training set. If tau barely grows when the
-# training set triples, the models are limited by the labels' noise rather than by what 20% of
-# the data shows them. Prints one line per run, a table, and `figure:` lines.
+# 64), their tau on the test set and on their own training set; with FAMILIES including ridge,
+# also ridge regression on one-hot layouts (bench/alexnet_ridge.py, lambda 0.01; numpy, outside
+# graphcost). If tau barely grows when the training set triples, the models are limited by the
+# labels' noise rather than by what 20% of the data shows them. Prints one line per run, a table,
+# and `figure:` lines.
 # usage: bench/alexnet_learning_curve.sh GRAPHCOST_BINARY [WORK_DIR]
-# environment: FAMILIES (default "xgboost gnn"), THREADS (default 2)
+# environment: FAMILIES (default "xgboost gnn"; also "ridge"), SHARES (default "5 10 20 30 60":
+# percentages of all configurations, each at most 60), THREADS (default 2)
 set -euo pipefail
 bin=${1:?usage: alexnet_learning_curve.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
@@ -31,7 +34,7 @@ tau_of() {  # eval --json on stdin -> the collection's Kendall tau
 
 results="$work/results.tsv"
 : > "$results"
-for percent in 5 10 20 30 60; do
+for percent in ${SHARES:-5 10 20 30 60}; do
   data="$work/sub$percent"
   rm -rf "$data"
   if [ "$percent" = 60 ]; then
@@ -46,7 +49,18 @@ for percent in 5 10 20 30 60; do
     run="$work/run_${family}_$percent"
     rm -rf "$run"
     start=$(date +%s)
-    if [ "$family" = xgboost ]; then
+    if [ "$family" = ridge ]; then
+      ridge_tau() {  # TRAIN.npz TEST.npz -> the tau at lambda 0.01, or the skip line
+        "$py" "$here/alexnet_ridge.py" "$1" "$2" 0.01 | sed -n 's/^lambda 0.01: test tau //p; /^skip:/p'
+      }
+      test_tau=$(ridge_tau "$data/train/$name.npz" "$work/pool/valid/$name.npz")
+      case "$test_tau" in skip:*) echo "ridge: $test_tau"; continue ;; esac
+      train_tau=$(ridge_tau "$data/train/$name.npz" "$data/train/$name.npz")
+      seconds=$(( $(date +%s) - start ))
+      echo "$family: trained on $percent% ($configs configurations, ${seconds}s): test tau $test_tau, training-set tau $train_tau"
+      printf '%s\t%s\t%s\t%s\t%s\n' "$family" "$percent" "$configs" "$test_tau" "$train_tau" >> "$results"
+      continue
+    elif [ "$family" = xgboost ]; then
       "$bin" xgb train --data "$data" --collection "$collection" --layout-nodes 26 --max-configs 0 \
         --rounds 1500 --eta 0.03 --max-depth 4 --subsample 0.8 --colsample 0.5 --seed 4 \
         --threads "$threads" --out "$run" > "$run.log" 2>&1
