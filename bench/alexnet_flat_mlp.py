@@ -16,7 +16,6 @@ sample standard deviation over the seeds), and `figure:` lines.
 usage: bench/alexnet_flat_mlp.py SPLIT_DIR [SEEDS [ITERATIONS [WIDTH]]]
        (SPLIT_DIR: `graphcost split ... --out DIR`; defaults 3 seeds, 5000 iterations, width 512)
 """
-import glob
 import os
 import sys
 import time
@@ -29,25 +28,10 @@ except ImportError as e:
     print(f"skip: {e} (Debian: python3-numpy python3-scipy python3-torch)")
     sys.exit(0)
 
+from layout_npz import layout_one_hot, one_file
+
+TOOL = "alexnet_flat_mlp"
 SLATES = (16, 64, 256, 1024)
-
-
-def one_file(folder):
-    files = sorted(glob.glob(os.path.join(folder, "*.npz")))
-    if len(files) != 1:
-        sys.exit(f"alexnet_flat_mlp: error: {folder}: expected one .npz file, found {len(files)}")
-    return np.load(files[0])
-
-
-def one_hot(values, path):
-    """node_config_feat [C, N, F] with integer values -1..5 -> float32 [C, N * F * 7]."""
-    codes = np.rint(values).astype(np.int64) + 1
-    if codes.min() < 0 or codes.max() > 6 or not np.allclose(values, codes - 1):
-        sys.exit(f"alexnet_flat_mlp: error: {path}: node_config_feat holds values outside the "
-                 "integers -1..5 (not a layout file?)")
-    out = np.zeros(codes.shape + (7,), np.float32)
-    np.put_along_axis(out, codes[..., None], 1.0, axis=-1)
-    return torch.from_numpy(out.reshape(len(values), -1))
 
 
 def list_mle(scores, runtimes):
@@ -89,8 +73,9 @@ def main():
     torch.set_num_threads(int(os.environ.get("THREADS", os.cpu_count() or 1)))
     files = {}
     for part in ("train", "valid"):
-        data = one_file(os.path.join(split, part))
-        files[part] = (one_hot(data["node_config_feat"], os.path.join(split, part)),
+        folder = os.path.join(split, part)
+        data = one_file(folder, TOOL)
+        files[part] = (torch.from_numpy(layout_one_hot(data["node_config_feat"], folder, TOOL)),
                        torch.from_numpy(data["config_runtime"].astype(np.float64)))
     x_train, y_train = files["train"]
     x_valid, y_valid = files["valid"]

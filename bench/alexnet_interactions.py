@@ -11,7 +11,6 @@ on the split's valid/ file and on its own training file, and `figure:` lines.
 
 usage: bench/alexnet_interactions.py SPLIT_DIR     (e.g. the `graphcost split ... --out alex` folder)
 """
-import glob
 import os
 import sys
 
@@ -25,19 +24,16 @@ except ImportError as e:
     print(f"skip: {e} (Debian: python3-numpy python3-scipy python3-sklearn)")
     sys.exit(0)
 
+from layout_npz import one_file
 
-def one_file(folder):
-    files = sorted(glob.glob(os.path.join(folder, "*.npz")))
-    if len(files) != 1:
-        sys.exit(f"alexnet_interactions: error: {folder}: expected one .npz file, found {len(files)}")
-    return np.load(files[0])
+TOOL = "alexnet_interactions"
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__.strip().splitlines()[-1])
     split = sys.argv[1]
-    train, valid = one_file(os.path.join(split, "train")), one_file(os.path.join(split, "valid"))
+    train, valid = (one_file(os.path.join(split, part), TOOL) for part in ("train", "valid"))
     x_train, x_valid = train["node_config_feat"], valid["node_config_feat"]
     y_train = train["config_runtime"].astype(np.float64)
     y_valid = valid["config_runtime"].astype(np.float64)

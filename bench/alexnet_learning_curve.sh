@@ -32,6 +32,11 @@ tau_of() {  # eval --json on stdin -> the collection's Kendall tau
   "$py" -c 'import json, sys; print("%.4f" % json.load(sys.stdin)["kendall_tau"])'
 }
 
+ridge_taus() {  # TRAIN.npz TEST.npz -> "TEST_TAU TRAIN_TAU" of ridge at lambda 0.01, or its skip line
+  "$py" "$here/alexnet_ridge.py" "$1" "$2" 0.01 |
+    sed -n 's/^lambda 0.01: test tau \([^,]*\), training-set tau \(.*\)$/\1 \2/p; /^skip:/p'
+}
+
 results="$work/results.tsv"
 : > "$results"
 for percent in ${SHARES:-5 10 20 30 60}; do
@@ -50,27 +55,23 @@ for percent in ${SHARES:-5 10 20 30 60}; do
     rm -rf "$run"
     start=$(date +%s)
     if [ "$family" = ridge ]; then
-      ridge_tau() {  # TRAIN.npz TEST.npz -> the tau at lambda 0.01, or the skip line
-        "$py" "$here/alexnet_ridge.py" "$1" "$2" 0.01 | sed -n 's/^lambda 0.01: test tau //p; /^skip:/p'
-      }
-      test_tau=$(ridge_tau "$data/train/$name.npz" "$work/pool/valid/$name.npz")
-      case "$test_tau" in skip:*) echo "ridge: $test_tau"; continue ;; esac
-      train_tau=$(ridge_tau "$data/train/$name.npz" "$data/train/$name.npz")
+      taus=$(ridge_taus "$data/train/$name.npz" "$work/pool/valid/$name.npz")
+      case "$taus" in skip:*) echo "ridge: $taus"; continue ;; esac
+      read -r test_tau train_tau <<< "$taus"
       seconds=$(( $(date +%s) - start ))
-      echo "$family: trained on $percent% ($configs configurations, ${seconds}s): test tau $test_tau, training-set tau $train_tau"
-      printf '%s\t%s\t%s\t%s\t%s\n' "$family" "$percent" "$configs" "$test_tau" "$train_tau" >> "$results"
-      continue
-    elif [ "$family" = xgboost ]; then
-      "$bin" xgb train --data "$data" --collection "$collection" --layout-nodes 26 --max-configs 0 \
-        --rounds 1500 --eta 0.03 --max-depth 4 --subsample 0.8 --colsample 0.5 --seed 4 \
-        --threads "$threads" --out "$run" > "$run.log" 2>&1
     else
-      "$bin" train --data "$data" --collection "$collection" --valid-split '' --graphs-per-batch 1 \
-        --slate-size 64 --iterations 1500 --decay-at 1000 --threads "$threads" --out "$run" > "$run.log" 2>&1
+      if [ "$family" = xgboost ]; then
+        "$bin" xgb train --data "$data" --collection "$collection" --layout-nodes 26 --max-configs 0 \
+          --rounds 1500 --eta 0.03 --max-depth 4 --subsample 0.8 --colsample 0.5 --seed 4 \
+          --threads "$threads" --out "$run" > "$run.log" 2>&1
+      else
+        "$bin" train --data "$data" --collection "$collection" --valid-split '' --graphs-per-batch 1 \
+          --slate-size 64 --iterations 1500 --decay-at 1000 --threads "$threads" --out "$run" > "$run.log" 2>&1
+      fi
+      seconds=$(( $(date +%s) - start ))
+      test_tau=$("$bin" eval --model "$run" --data "$work/pool" --split valid --threads "$threads" --json 2>/dev/null | tau_of)
+      train_tau=$("$bin" eval --model "$run" --data "$data" --split train --threads "$threads" --json 2>/dev/null | tau_of)
     fi
-    seconds=$(( $(date +%s) - start ))
-    test_tau=$("$bin" eval --model "$run" --data "$work/pool" --split valid --threads "$threads" --json 2>/dev/null | tau_of)
-    train_tau=$("$bin" eval --model "$run" --data "$data" --split train --threads "$threads" --json 2>/dev/null | tau_of)
     echo "$family: trained on $percent% ($configs configurations, ${seconds}s): test tau $test_tau, training-set tau $train_tau"
     printf '%s\t%s\t%s\t%s\t%s\n' "$family" "$percent" "$configs" "$test_tau" "$train_tau" >> "$results"
   done

@@ -4,9 +4,9 @@
 Outside graphcost, for reference (numpy and scipy from Debian): one-hot of every configurable
 node's layout values (node_config_feat, integers -1..5, flattened), centred, fit to log runtime
 by ridge regression for each LAMBDA, then Kendall tau-b of the predictions against the runtimes
-of TEST.npz. An additive model: no interaction between nodes or between a node's columns. Prints
-one line per lambda and `figure:` lines. Choosing lambda by these lines picks it on the test
-file, which flatters the best one.
+of TEST.npz and of TRAIN.npz. An additive model: no interaction between nodes or between a
+node's columns. Prints one line per lambda and `figure:` lines. Choosing lambda by these lines
+picks it on the test file, which flatters the best one.
 
 usage: bench/alexnet_ridge.py TRAIN.npz TEST.npz [LAMBDA ...]   (default lambdas 0.01 0.1 1)
 """
@@ -19,22 +19,20 @@ except ImportError as e:
     print(f"skip: {e} (Debian: python3-numpy python3-scipy)")
     sys.exit(0)
 
+from layout_npz import layout_one_hot
+
+TOOL = "alexnet_ridge"
+
 
 def load(path):
     try:
         data = np.load(path)
         values, runtimes = data["node_config_feat"], data["config_runtime"].astype(np.float64)
     except (OSError, ValueError, KeyError) as e:
-        sys.exit(f"alexnet_ridge: error: {path}: {e}")
-    codes = np.rint(values).astype(np.int64) + 1
-    if codes.size == 0 or codes.min() < 0 or codes.max() > 6 or not np.allclose(values, codes - 1):
-        sys.exit(f"alexnet_ridge: error: {path}: node_config_feat is empty or holds values "
-                 "outside the integers -1..5 (not a layout file?)")
+        sys.exit(f"{TOOL}: error: {path}: {e}")
     if (runtimes <= 0).any():
-        sys.exit(f"alexnet_ridge: error: {path}: config_runtime holds a value <= 0")
-    one_hot = np.zeros(codes.shape + (7,))
-    np.put_along_axis(one_hot, codes[..., None], 1.0, axis=-1)
-    return one_hot.reshape(len(values), -1), runtimes
+        sys.exit(f"{TOOL}: error: {path}: config_runtime holds a value <= 0")
+    return layout_one_hot(values, path, TOOL, np.float64), runtimes
 
 
 def main():
@@ -43,7 +41,7 @@ def main():
     x_train, y_train = load(sys.argv[1])
     x_test, y_test = load(sys.argv[2])
     if x_train.shape[1] != x_test.shape[1]:
-        sys.exit(f"alexnet_ridge: error: {sys.argv[2]}: {x_test.shape[1]} one-hot columns, "
+        sys.exit(f"{TOOL}: error: {sys.argv[2]}: {x_test.shape[1]} one-hot columns, "
                  f"the training file has {x_train.shape[1]} (not the same graph?)")
     lambdas = [float(a) for a in sys.argv[3:]] or [0.01, 0.1, 1.0]
     mean = x_train.mean(0)
@@ -55,7 +53,8 @@ def main():
     for lam in lambdas:
         weights = np.linalg.solve(gram + lam * np.eye(len(gram)), moment)
         tau = kendalltau((x_test - mean) @ weights, y_test)[0]
-        print(f"lambda {lam:g}: test tau {tau:.4f}")
+        fitted = kendalltau(centred @ weights, y_train)[0]
+        print(f"lambda {lam:g}: test tau {tau:.4f}, training-set tau {fitted:.4f}")
         print(f"figure: ridge_test_tau_lambda_{lam:g}: {tau:.4f} tau")
 
 
