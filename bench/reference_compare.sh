@@ -5,8 +5,9 @@
 # usage: bench/reference_compare.sh [GRAPHCOST_BINARY] [WORK_DIR]
 # Environment: NODES (6000), FRACTION (0.1), GRAPHS (4 files), CONFIGS (200 per file), G (4),
 # S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2); DATA_FOLDER (a folder of .npz
-# files to use instead of synthetic ones, e.g. one written by `graphcost ingest`) with COLLECTION
-# (its collection id, default layout:xla:random).
+# files to use instead of synthetic ones, e.g. one written by `graphcost ingest`); COLLECTION (the
+# collection id of DATA_FOLDER or of the synthetic files, default layout:xla:random; a "default"
+# search changes a few nodes per configuration, so rows share classes: model/config_classes.h).
 set -euo pipefail
 bin=${1:-build/graphcost}
 work=${2:-$(mktemp -d)}
@@ -28,13 +29,13 @@ if [ -n "${DATA_FOLDER:-}" ]; then
 else
   data="$work/data"
   cat > "$work/plan.json" << JSON
-[{"collection": "layout:xla:random", "files": [$graphs, 0, 0], "nodes": [$nodes, $nodes],
+[{"collection": "$collection", "files": [$graphs, 0, 0], "nodes": [$nodes, $nodes],
   "configs": [$configs, $configs], "configurable_fraction": [$fraction, $fraction]}]
 JSON
   if [ ! -f "$data/synth_report.json" ]; then
     "$bin" synth --out "$data" --plan "$work/plan.json" --seed 11 > /dev/null
   fi
-  folder="$data/npz/layout/xla/random/train"
+  folder="$data/npz/$(tr : / <<< "$collection")/train"
 fi
 "$bin" inspect "$folder" 2>&1 | sed -n 3,20p
 
@@ -76,9 +77,19 @@ echo "figure: graphcost_train_configs_per_s: $rate configs/s"
 echo "figure: graphcost_train_configs_per_cpu_s: $cpu_rate configs/cpu-s"
 echo "figure: graphcost_over_reference: $(ratio "$rate" "$reference_rate") x"
 echo "figure: graphcost_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
+delta_rate=$rate
 
 # The help text is read whole first: `grep -q` closing the pipe early would fail under pipefail.
 train_help=$("$bin" train --help 2>&1)
+if grep -q -- --share-rows <<< "$train_help"; then
+  # What computing one row per class of locally equal configurations buys (model/config_classes.h):
+  # the same exact delta evaluation with every configuration's row computed.
+  echo "== graphcost train --share-rows false (every configuration's row): $graphcost_steps steps"
+  train_run every_row --share-rows false
+  echo "figure: graphcost_every_row_train_configs_per_s: $rate configs/s"
+  echo "figure: graphcost_every_row_over_reference: $(ratio "$rate" "$reference_rate") x"
+  echo "figure: row_sharing_speedup: $(ratio "$delta_rate" "$rate") x"
+fi
 if grep -q -- --prune <<< "$train_help"; then
   echo "== graphcost train --prune 1: $graphcost_steps steps"
   train_run prune1 --prune 1

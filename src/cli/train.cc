@@ -105,7 +105,7 @@ void run(const TrainCommand& command) {
     command.binder->apply(given);
     nlohmann::json stored_json = options, given_json = given;
     std::string changed;
-    for (const char* free : {"iterations", "threads", "data", "valid_data"}) {
+    for (const char* free : {"iterations", "threads", "share_rows", "data", "valid_data"}) {
       stored_json.erase(free);
       given_json.erase(free);
     }
@@ -113,7 +113,7 @@ void run(const TrainCommand& command) {
       changed += (changed.empty() ? "" : ", ") + key;
     check_data(changed.empty(), command.out, "--resume",
                "the run keeps its stored options, but these were given otherwise: " + changed +
-                   " (only --iterations, --threads, --data and --valid-data may change)");
+                   " (only --iterations, --threads, --share-rows, --data and --valid-data may change)");
   } else if (!command.config.empty()) {
     nlohmann::json j;
     try {
@@ -193,7 +193,7 @@ void add_train_command(CLI::App& app) {
   sub->add_flag(
       "--resume", command->resume,
       "Continue from RUN_DIR/checkpoint.pt with its stored options (only --iterations, "
-      "--threads, --data and --valid-data may be given otherwise)");
+      "--threads, --share-rows, --data and --valid-data may be given otherwise)");
   sub->add_flag("--overwrite", command->overwrite,
                 "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
   sub->add_flag("--skip-invalid", command->skip_invalid,
@@ -231,6 +231,9 @@ void add_train_command(CLI::App& app) {
   b.bind("--seed", &O::seed, "Random seed (model init, batches, validation sample)");
   sub->get_option("--seed")->check(unsigned_64());
   b.bind("--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)");
+  b.bind("--share-rows", &O::share_rows,
+         "Layout: compute one row per class of configurations that agree on a node's "
+         "neighbourhood (exact; false: every configuration's row)");
   b.bind("--prune", &O::prune_hops,
          "Keep only nodes within K hops of a configurable node (layout; -1: no pruning); eval "
          "and predict apply it to the run's data");

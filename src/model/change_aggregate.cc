@@ -9,6 +9,21 @@
 
 namespace graphcost::model {
 
+ChangeCsrPointers forward_pointers(const ChangeCsr& csr) {
+  return {csr.operand_offsets.data_ptr<int64_t>(), csr.operand_indices.data_ptr<int64_t>(),
+          csr.user_offsets.data_ptr<int64_t>(),    csr.user_indices.data_ptr<int64_t>(),
+          csr.operand_scale.data_ptr<double>(),    csr.user_scale.data_ptr<double>()};
+}
+
+ChangeCsrPointers reverse_pointers(const ChangeCsr& csr) {
+  return {csr.operand_reverse_offsets.data_ptr<int64_t>(),
+          csr.operand_reverse_indices.data_ptr<int64_t>(),
+          csr.user_reverse_offsets.data_ptr<int64_t>(),
+          csr.user_reverse_indices.data_ptr<int64_t>(),
+          csr.operand_scale.data_ptr<double>(),
+          csr.user_scale.data_ptr<double>()};
+}
+
 namespace {
 
 const char* kWhere = "change_aggregate";
@@ -31,12 +46,7 @@ void add_block(const T* in, const RowShape& shape, int64_t block, double scale, 
 template <typename T>
 void forward_kernel(const T* p, const T* base, const RowShape& shape, int64_t before,
                     int64_t rows, const ChangeCsr& csr, T* out) {
-  const int64_t* op_off = csr.operand_offsets.data_ptr<int64_t>();
-  const int64_t* op_idx = csr.operand_indices.data_ptr<int64_t>();
-  const int64_t* us_off = csr.user_offsets.data_ptr<int64_t>();
-  const int64_t* us_idx = csr.user_indices.data_ptr<int64_t>();
-  const double* op_scale = csr.operand_scale.data_ptr<double>();
-  const double* us_scale = csr.user_scale.data_ptr<double>();
+  const auto [op_off, op_idx, us_off, us_idx, op_scale, us_scale] = forward_pointers(csr);
   const int64_t in_row = shape.in_row(), out_row = shape.out_row();
 #pragma omp parallel
   {
@@ -84,12 +94,7 @@ void base_backward_kernel(const T* grad, const RowShape& shape, int64_t rows, T*
 template <typename T>
 void backward_kernel(const T* grad, const RowShape& shape, int64_t before, const ChangeCsr& csr,
                      T* grad_p) {
-  const int64_t* op_off = csr.operand_reverse_offsets.data_ptr<int64_t>();
-  const int64_t* op_idx = csr.operand_reverse_indices.data_ptr<int64_t>();
-  const int64_t* us_off = csr.user_reverse_offsets.data_ptr<int64_t>();
-  const int64_t* us_idx = csr.user_reverse_indices.data_ptr<int64_t>();
-  const double* op_scale = csr.operand_scale.data_ptr<double>();
-  const double* us_scale = csr.user_scale.data_ptr<double>();
+  const auto [op_off, op_idx, us_off, us_idx, op_scale, us_scale] = reverse_pointers(csr);
   const int64_t in_row = shape.in_row(), out_row = shape.out_row(), w = shape.width;
 #pragma omp parallel
   {

@@ -25,6 +25,15 @@ struct ChangeCsr {
   torch::Tensor operand_scale, user_scale;
 };
 
+// A ChangeCsr's forward (or reverse) CSRs and its scales as raw pointers, for kernels: row r's
+// operands are op_idx[op_off[r] .. op_off[r + 1]), its users likewise.
+struct ChangeCsrPointers {
+  const int64_t *op_off, *op_idx, *us_off, *us_idx;
+  const double *op_scale, *us_scale;
+};
+ChangeCsrPointers forward_pointers(const ChangeCsr& csr);
+ChangeCsrPointers reverse_pointers(const ChangeCsr& csr);
+
 // projected: [before, S, 3H] (or [before, 3H]) float, contiguous. Result [rows, S, H]
 // (or [rows, H]), differentiable in projected. When `base` ([rows, H] float, contiguous) is
 // given, base[r] is added to every configuration's row r in the same pass (the layer's shared

@@ -6,6 +6,7 @@
 #include "model/activation.h"
 #include "model/aggregate.h"
 #include "model/change_aggregate.h"
+#include "model/config_classes.h"
 #include "model/config_reach.h"
 #include "model/parallel_matmul.h"
 
@@ -253,7 +254,7 @@ torch::Tensor RankerImpl::sage_layer(size_t layer, const torch::Tensor& self,
 torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
                                              const torch::Tensor& independent,
                                              const torch::Tensor& configs, torch::Tensor& shared,
-                                             SharedCache* cache) {
+                                             SharedCache* cache, ClassLevel* by_class) {
   // The layer is linear before its activation, and mean aggregation commutes with a linear map,
   // so its input splits into a configuration-independent part (computed once, [n, H]) and the
   // configuration part, which is non-zero only at the configurable nodes: projected there
@@ -268,16 +269,52 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
   const torch::Tensor& w = layer->weight;
   const torch::Tensor w_config =
       torch::cat({w.narrow(1, c1, cc), w.narrow(1, c0 + c1, cc), w.narrow(1, 2 * c0 + c1, cc)}, 0);
+  auto shared_output = [&] {
+    // The shared output first: its dropout draws come before the reached rows'.
+    shared = cached(cache, 3, [&] {
+      torch::Tensor out = activate(shared_pre);
+      if (h == c0) out = out + shared_in.narrow(0, 0, plan.shared_rows[0]);
+      if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
+      return out;
+    });
+  };
+  if (by_class != nullptr) {
+    // One row per class entry (model/config_classes.h); dropout draws nothing here.
+    const int64_t nc = configs.size(1);
+    const ClassRows configured = class_rows(by_class->classes);
+    const torch::Tensor flat_configs = configs.reshape({s * nc, cc});
+    const torch::Tensor config_entries = flat_configs.index_select(
+        0, configured.configs_of * nc + plan.config_position.index_select(0, configured.rows_of));
+    const torch::Tensor projected = parallel_matmul(config_entries, w_config);  // [U0, 3H]
+    const torch::Tensor classes =
+        next_hop_classes(by_class->classes, plan.layers[0].change, rows);
+    const ClassRows level = class_rows(classes);
+    torch::Tensor entries =
+        activate(class_change_aggregate(projected, configured, level, plan.layers[0].change) +
+                 shared_pre.index_select(0, level.rows_of));
+    shared_output();
+    if (h == c0) {  // the input rows: the node's own state, its configuration where it has one
+      const int64_t a0 = plan.reach[0];
+      const torch::Tensor configurable = level.rows_of < a0;
+      const torch::Tensor config_index = torch::where(
+          configurable,
+          level.configs_of * nc +
+              plan.config_position.index_select(0, level.rows_of.clamp_max(a0 - 1)),
+          torch::full_like(level.rows_of, s * nc));
+      entries = entries +
+                torch::cat({independent.index_select(0, plan.order.index_select(0, level.rows_of)),
+                            torch::cat({flat_configs, torch::zeros({1, cc})})
+                                .index_select(0, config_index)},
+                           -1);
+    }
+    by_class->classes = classes;
+    by_class->rows = level;
+    return entries;
+  }
   const torch::Tensor config_rows = configs.index_select(1, plan.config_position).transpose(0, 1);
   const torch::Tensor projected = parallel_matmul(config_rows, w_config);  // [a0, S, 3H]
   torch::Tensor reached = activate(pre_activation_with_change(plan, 1, shared_pre, projected));
-  // The shared output first: its dropout draws come before the reached rows'.
-  shared = cached(cache, 3, [&] {
-    torch::Tensor out = activate(shared_pre);
-    if (h == c0) out = out + shared_in.narrow(0, 0, plan.shared_rows[0]);
-    if (options_.dropout > 0) out = torch::dropout(out, options_.dropout, is_training());
-    return out;
-  });
+  shared_output();
   if (h == c0) {
     reached = reached + torch::cat({independent.index_select(0, plan.order.narrow(0, 0, rows))
                                         .unsqueeze(1)
@@ -357,6 +394,22 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   // them, one row per label (every node unless final_shared is false).
   torch::Tensor& reached = states.reached;
   torch::Tensor& shared = states.shared;
+  // Configurations that agree on the configurable nodes a row has reached so far hold the same
+  // state there (model/config_classes.h): while they share enough rows, layers run on one row per
+  // class entry ("by class"). Not while dropout draws: members of a class then differ.
+  ClassLevel by_class;
+  if (!tile && row_sharing_enabled() && !(options_.dropout > 0 && is_training()) &&
+      plan.reach[0] > 0) {
+    by_class.classes = configurable_node_classes(slate.config_features, plan.config_position);
+    if (row_sharing(by_class.classes).distinct * 10 > by_class.classes.numel() * 9)
+      by_class.classes = torch::Tensor();
+  }
+  torch::Tensor entries;  // by class: [U, H], one row per entry of by_class.rows
+  auto leave_classes = [&] {
+    reached = entries.index_select(0, by_class.rows.sharing.spread)
+                  .view({by_class.rows.rows, s, entries.size(1)});
+    by_class.classes = torch::Tensor();
+  };
   int64_t first_generic_layer = 1;
   if (tile) {
     reached = torch::cat({independent.index_select(0, plan.order).unsqueeze(1).expand({n, s, c1}),
@@ -370,19 +423,28 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
                          torch::zeros({inputs, cc})},
                         -1);
     });
-    reached = first_layout_layer(plan, independent, configs, shared, cache);
+    if (by_class.classes.defined()) {
+      entries = first_layout_layer(plan, independent, configs, shared, cache, &by_class);
+    } else {
+      reached = first_layout_layer(plan, independent, configs, shared, cache, nullptr);
+    }
     first_generic_layer = 2;
+    if (by_class.classes.defined() &&
+        by_class.rows.sharing.distinct * 10 > by_class.classes.numel() * 9)
+      leave_classes();
   }
 
   // Layer `layer` (0-based, >= 1) by its change: the layer's input is shared + delta, where
   // delta is non-zero only on the rows reached before it ([0, before)), so its pre-activation is
   // the shared pre-activation plus the projected delta, aggregated. The per-configuration matmul
-  // then covers the rows reached *before* the layer rather than after it. Reads `reached`;
-  // replaces `shared` by the layer's shared state when update_shared; returns the new reached
-  // rows [0, rows).
+  // then covers the rows reached *before* the layer rather than after it. Reads `reached`, or
+  // `entries` by class (then moves by_class one hop on); replaces `shared` by the layer's shared
+  // state when update_shared; returns the new reached rows [0, rows) (by class: their entries).
   auto delta_layer = [&](size_t layer, bool update_shared) {
     const size_t l = layer + 1;  // the plan's 1-based layer
-    const int64_t c = reached.size(2), before = plan.reach[l - 1], rows = plan.reach[l];
+    const bool classes = by_class.classes.defined();
+    const int64_t c = (classes ? entries : reached).size(-1);
+    const int64_t before = plan.reach[l - 1], rows = plan.reach[l];
     torch::nn::Linear& linear = layers_[layer];
     const int64_t h = linear->weight.size(0);
     const torch::Tensor shared_in = shared.contiguous();
@@ -393,10 +455,33 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     const torch::Tensor& w = linear->weight;
     const torch::Tensor w_blocks =
         torch::cat({w.narrow(1, 0, c), w.narrow(1, c, c), w.narrow(1, 2 * c, c)}, 0);
-    const torch::Tensor delta = reached - shared_in.narrow(0, 0, before).unsqueeze(1);
-    torch::Tensor next = activate(pre_activation_with_change(
-        plan, l, shared_pre, parallel_matmul(delta, w_blocks)));
-    if (h == c) {  // residual: the layer's input rows, reached or still shared
+    torch::Tensor next;
+    if (classes) {
+      const ClassRows& level = by_class.rows;  // the entries of rows [0, before)
+      const torch::Tensor delta = entries - shared_in.index_select(0, level.rows_of);
+      const ChangeCsr& change = plan.layers[l - 1].change;
+      const torch::Tensor next_classes = next_hop_classes(by_class.classes, change, rows);
+      const ClassRows next_level = class_rows(next_classes);
+      next = activate(
+          class_change_aggregate(parallel_matmul(delta, w_blocks), level, next_level, change) +
+          shared_pre.index_select(0, next_level.rows_of));
+      if (h == c) {  // residual: the entry's input row, reached (an entry of `level`) or shared
+        const torch::Tensor input_index = torch::where(
+            next_level.rows_of < before,
+            level.sharing.spread.index_select(
+                0, (next_level.rows_of * s + next_level.configs_of).clamp_max(before * s - 1)),
+            entries.size(0) + next_level.rows_of);
+        next = next +
+               torch::cat({entries, shared_in.narrow(0, 0, rows)}).index_select(0, input_index);
+      }
+      by_class.classes = next_classes;
+      by_class.rows = next_level;
+    } else {
+      const torch::Tensor delta = reached - shared_in.narrow(0, 0, before).unsqueeze(1);
+      next = activate(
+          pre_activation_with_change(plan, l, shared_pre, parallel_matmul(delta, w_blocks)));
+    }
+    if (h == c && !classes) {  // residual: the layer's input rows, reached or still shared
       torch::Tensor input_rows = reached;
       if (rows > before) {
         const torch::Tensor border = shared_in.slice(0, before, rows);
@@ -426,9 +511,15 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     // By the change when it saves at least a tenth of the per-configuration rows (a layout
     // configuration that has not yet spread over the graph); both ways are exact.
     if (shared.defined() && before * 10 <= rows * 9) {
-      reached = delta_layer(static_cast<size_t>(l - 1), update_shared);
+      if (by_class.classes.defined()) {
+        entries = delta_layer(static_cast<size_t>(l - 1), update_shared);
+        if (by_class.rows.sharing.distinct * 10 > by_class.classes.numel() * 9) leave_classes();
+      } else {
+        reached = delta_layer(static_cast<size_t>(l - 1), update_shared);
+      }
       continue;
     }
+    if (by_class.classes.defined()) leave_classes();
     torch::Tensor x = reached;
     if (inputs > before) {
       const torch::Tensor border = shared.slice(0, before, inputs);
@@ -452,6 +543,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     }
     reached = next;
   }
+  if (by_class.classes.defined()) leave_classes();
   return states;
 }
 

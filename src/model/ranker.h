@@ -15,6 +15,7 @@
 
 #include "data/configs.h"
 #include "model/attention.h"
+#include "model/config_classes.h"
 #include "model/config_mlp.h"
 #include "model/config_reach.h"
 #include "model/graph_norm.h"
@@ -150,9 +151,16 @@ class RankerImpl : public torch::nn::Module {
   torch::Tensor scores_from_embedding(const torch::Tensor& embedding);
   // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
   // shared enters as the plan's first shared inputs (in labels) and leaves as its shared rows.
+  // by_class: when given, the layer runs on one row per class entry (model/config_classes.h):
+  // it enters with the configurable nodes' classes and leaves one hop further, and the result is
+  // the entries' rows [U, H].
+  struct ClassLevel {
+    torch::Tensor classes;  // [rows, S]; undefined: not by class
+    ClassRows rows;         // its entries
+  };
   torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const torch::Tensor& independent,
                                    const torch::Tensor& configs, torch::Tensor& shared,
-                                   SharedCache* cache);
+                                   SharedCache* cache, ClassLevel* by_class);
   static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
 
   ModelOptions options_;

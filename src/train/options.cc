@@ -49,6 +49,7 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"checkpoint_every", o.checkpoint_every},
                      {"seed", o.seed},
                      {"threads", o.threads},
+                     {"share_rows", o.share_rows},
                      {"prune_hops", o.prune_hops},
                      {"prune_seeds", o.prune_seeds},
                      {"swa_start", o.swa_start},
@@ -146,6 +147,8 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.seed);
     else if (key == "threads")
       read(value, key, o.threads);
+    else if (key == "share_rows")
+      read(value, key, o.share_rows);
     else if (key == "prune_hops")
       read(value, key, o.prune_hops);
     else if (key == "prune_seeds")

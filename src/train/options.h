@@ -36,6 +36,10 @@ struct TrainOptions {
   int64_t checkpoint_every = 1000;         // 0: only at the end or on interrupt
   uint64_t seed = 0;
   int threads = 0;  // <= 0: all cores
+  // Layout: one row per class of configurations that agree on a node's neighbourhood in the
+  // per-configuration matmuls (model/config_classes.h). Exact; false computes every row, for
+  // measuring what it saves.
+  bool share_rows = true;
   // Train and validate on graphs pruned to the neighbourhood of their configurable nodes
   // (data/prune.h); eval and predict apply the same pruning to a run's data.
   int prune_hops = -1;  // -1: no pruning

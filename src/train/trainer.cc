@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "eval/metrics.h"
+#include "model/config_classes.h"
 #include "model/predict.h"
 #include "model/tta.h"
 #include "model/threads.h"
@@ -159,6 +160,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     options = read_checkpoint_options(checkpoint_path);
     options.iterations = requested.iterations;
     options.threads = requested.threads;
+    options.share_rows = requested.share_rows;
     // The data may have moved since: the run reads it where it is now, and records that.
     options.data = requested.data;
     options.valid_data = requested.valid_data;
@@ -167,6 +169,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   options.model = resolve_model_options(options.model, train_set);
   apply_gst_options(options);
   model::set_threads(options.threads);
+  model::set_row_sharing(options.share_rows);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
   std::fprintf(stderr, "train: model: %lld parameters\n",

@@ -42,4 +42,18 @@ inline data::Graph random_graph(int64_t num_nodes, int64_t num_edges, int64_t is
   return g;
 }
 
+// A long chain with short skips, like real XLA graphs (node v reads v - 1, and v - 3 when v is a
+// multiple of 7): a configuration's reach grows slowly, so layers after the first run by their
+// change. Nodes first, first + every, ... are configurable.
+inline data::Graph chain_graph(int32_t num_nodes, int32_t first, int32_t every) {
+  data::Graph graph = random_graph(num_nodes, 0, 0, 5, 10, 0, 3);
+  for (int32_t v = 1; v < num_nodes; ++v) {
+    graph.edges.insert(graph.edges.end(), {v, v - 1});
+    if (v % 7 == 0) graph.edges.insert(graph.edges.end(), {v, v - 3});
+  }
+  for (int32_t v = first; v < num_nodes; v += every) graph.configurable_nodes.push_back(v);
+  graph.build_adjacency();
+  return graph;
+}
+
 }  // namespace graphcost::model::testing

@@ -56,13 +56,7 @@ TEST_F(RankerTest, SharedComputationMatchesDenseForwardAndGradients) {
 // every layer after the first is computed by its change from the shared state (delta_layer).
 TEST(RankerDelta, ChangeFromTheSharedStateMatchesDenseForwardAndGradients) {
   torch::manual_seed(0);
-  data::Graph graph = testing::random_graph(90, 0, 0, 5, 10, 0, 3);
-  for (int32_t v = 1; v < 90; ++v) {
-    graph.edges.insert(graph.edges.end(), {v, v - 1});
-    if (v % 7 == 0) graph.edges.insert(graph.edges.end(), {v, v - 3});
-  }
-  for (int32_t v = 5; v < 90; v += 30) graph.configurable_nodes.push_back(v);
-  graph.build_adjacency();
+  const data::Graph graph = testing::chain_graph(90, 5, 30);
   const GraphTensors tensors = make_graph_tensors(graph);
   ModelOptions options = testing::small_model_options(data::ConfigKind::Layout);
   options.hidden = {8, 8, 8, 8};  // residuals on layers 2-4

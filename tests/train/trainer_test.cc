@@ -55,6 +55,7 @@ TEST(TrainOptions, JsonRoundTrip) {
   options.seed = 7;
   options.lr = 3e-4;
   options.model.hidden = {64, 64};
+  options.share_rows = false;
   nlohmann::json j = options;
   TrainOptions back;
   from_json(j, back);
@@ -63,6 +64,7 @@ TEST(TrainOptions, JsonRoundTrip) {
   EXPECT_EQ(back.decay_at, options.decay_at);
   EXPECT_EQ(back.loss, options.loss);
   EXPECT_EQ(back.model.hidden, options.model.hidden);
+  EXPECT_FALSE(back.share_rows);
 }
 
 TEST(TrainOptions, UnknownKeyOrWrongTypeNamesTheKey) {
