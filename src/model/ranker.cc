@@ -509,8 +509,11 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     const bool update_shared =
         shared.defined() && plan.reach[l] < n && (final_shared || l < num_layers);
     // By the change when it saves at least a tenth of the per-configuration rows (a layout
-    // configuration that has not yet spread over the graph); both ways are exact.
-    if (shared.defined() && before * 10 <= rows * 9) {
+    // configuration that has not yet spread over the graph), or while configurations share rows
+    // by class (the change then costs one row per entry). Both ways are exact, the change even
+    // once the configuration has reached every node and the shared state is no longer updated:
+    // the change then covers every row, whatever state it is taken from.
+    if (shared.defined() && (by_class.classes.defined() || before * 10 <= rows * 9)) {
       if (by_class.classes.defined()) {
         entries = delta_layer(static_cast<size_t>(l - 1), update_shared);
         if (by_class.rows.sharing.distinct * 10 > by_class.classes.numel() * 9) leave_classes();

@@ -233,5 +233,57 @@ TEST(ConfigClasses, RankerSharingClassesKeepsScoresAndGradients) {
   EXPECT_TRUE(torch::equal(with_dropout, every_row));
 }
 
+// Graphs where the configurations' reach saturates: layers the plain path runs directly on the
+// reached rows run by class on the change, also once the reach has covered every node (the
+// shared state is then no longer updated).
+TEST(ConfigClasses, RankerSharingOnSaturatingReachKeepsScoresAndGradients) {
+  struct Case {
+    data::Graph graph;
+    bool reaches_every_node;
+  };
+  // 60 connected nodes and 4 isolated ones (reach saturates below n); 30 densely connected nodes
+  // (the reach covers all of them before the last layer).
+  const std::vector<Case> cases = {{testing::random_graph(64, 90, 4, 5, 10, 9, 3), false},
+                                   {testing::random_graph(30, 150, 0, 5, 10, 6, 5), true}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.graph.num_nodes);
+    const GraphTensors tensors = make_graph_tensors(c.graph);
+    ModelOptions options = testing::small_model_options(data::ConfigKind::Layout);
+    options.hidden = {8, 8, 8, 8};
+    const ConfigReachPlan plan = plan_config_reach(tensors, 4, false);
+    const int64_t s = 8, nc = tensors.configurable_nodes.size(0);
+    torch::manual_seed(3);
+    torch::Tensor values = torch::randint(-1, 6, {nc, 3}).to(torch::kFloat).repeat({s, 1, 1});
+    // One configuration changes a node of the common one, the others are copies: classes stay
+    // shared at every hop.
+    values[1][0] = torch::randint(-1, 6, {3}).to(torch::kFloat);
+    // Some layer l is reached by class (every level before it shares rows) and saturated.
+    bool saturated_by_class = false;
+    torch::Tensor classes = configurable_node_classes(values, plan.config_position);
+    for (int64_t l = 1; l <= 4 && row_sharing(classes).distinct * 10 <= classes.numel() * 9; ++l) {
+      if (l >= 2) saturated_by_class |= plan.reach[l - 1] * 10 > plan.reach[l] * 9;
+      if (l < 4) classes = next_hop_classes(classes, plan.layers[l - 1].change, plan.reach[l]);
+    }
+    ASSERT_TRUE(saturated_by_class);
+    ASSERT_EQ(plan.reach[2] == tensors.num_nodes, c.reaches_every_node);
+    Slate slate;
+    slate.graph = &tensors;
+    slate.config_features = values;
+    Ranker model(options);
+    const torch::Tensor weights = torch::linspace(-1.0, 2.0, s);
+    for (bool with_constant : {true, false}) {
+      const torch::Tensor shared = model->forward(slate, with_constant);
+      torch::Tensor every_row;
+      {
+        SharingSwitch off(false);
+        every_row = model->forward(slate, with_constant);
+      }
+      testing::expect_same_scores_and_gradients(model, shared, every_row, weights);
+    }
+    testing::expect_same_scores_and_gradients(model, model->forward(slate),
+                                              model->forward_dense(slate), weights);
+  }
+}
+
 }  // namespace
 }  // namespace graphcost::model
