@@ -64,6 +64,15 @@ void assign_classes(const std::vector<uint64_t>& hash, Equal&& equal, std::vecto
   }
 }
 
+// Every entry of the csr's forward rows points below `before` (checked once, not per use).
+void check_entries_below(const ChangeCsr& csr, int64_t before) {
+  for (const torch::Tensor* indices : {&csr.operand_indices, &csr.user_indices}) {
+    if (indices->numel() == 0) continue;
+    check_data(indices->min().item<int64_t>() >= 0 && indices->max().item<int64_t>() < before,
+               kWhere, "csr", "entries must lie in [0, " + std::to_string(before) + ")");
+  }
+}
+
 }  // namespace
 
 torch::Tensor configurable_node_classes(const torch::Tensor& config_values,
@@ -76,10 +85,9 @@ torch::Tensor configurable_node_classes(const torch::Tensor& config_values,
   const int64_t s = values.size(0), nc = values.size(1), f = values.size(2);
   const int64_t rows = config_position.size(0);
   const int64_t* position = config_position.data_ptr<int64_t>();
-  for (int64_t r = 0; r < rows; ++r)
-    check_data(position[r] >= 0 && position[r] < nc, kWhere, "config_position",
-               "position " + std::to_string(position[r]) + " outside [0, " + std::to_string(nc) +
-                   ")");
+  check_data(rows == 0 || (config_position.min().item<int64_t>() >= 0 &&
+                           config_position.max().item<int64_t>() < nc),
+             kWhere, "config_position", "positions must lie in [0, " + std::to_string(nc) + ")");
   torch::Tensor classes = torch::empty({rows, s}, torch::kLong);
   const float* v = values.data_ptr<float>();
   int64_t* out = classes.data_ptr<int64_t>();
@@ -126,11 +134,7 @@ torch::Tensor next_hop_classes(const torch::Tensor& classes, const ChangeCsr& cs
   const int64_t* op_idx = csr.operand_indices.data_ptr<int64_t>();
   const int64_t* us_off = csr.user_offsets.data_ptr<int64_t>();
   const int64_t* us_idx = csr.user_indices.data_ptr<int64_t>();
-  for (const torch::Tensor* indices : {&csr.operand_indices, &csr.user_indices}) {
-    if (indices->numel() == 0) continue;
-    check_data(indices->min().item<int64_t>() >= 0 && indices->max().item<int64_t>() < before,
-               kWhere, "csr", "entries must lie in [0, " + std::to_string(before) + ")");
-  }
+  check_entries_below(csr, before);
   torch::Tensor next = torch::empty({rows, s}, torch::kLong);
   int64_t* out = next.data_ptr<int64_t>();
 #pragma omp parallel
@@ -212,6 +216,7 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
   check_data(before.slate == after.slate && csr.operand_offsets.size(0) == after.rows + 1 &&
                  csr.user_offsets.size(0) == after.rows + 1,
              kWhere, "classes", "the two levels and the csr disagree on rows or slate");
+  check_entries_below(csr, before.rows);
   const int64_t s = after.slate, entries = after.sharing.distinct, h = projected.size(1) / 3;
   const auto [op_off, op_idx, us_off, us_idx, op_scale, us_scale] = forward_pointers(csr);
   const int64_t* rows_of = after.rows_of.data_ptr<int64_t>();
@@ -222,8 +227,6 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
   std::vector<int64_t> out_index, in_index;
   std::vector<double> scale;
   auto add = [&](int64_t u, int64_t row, int64_t block, double weight) {
-    check_data(row >= 0 && row < before.rows, kWhere, "csr",
-               "entry " + std::to_string(row) + " outside the rows reached before");
     out_index.push_back(u);
     in_index.push_back(3 * spread[row * s + configs_of[u]] + block);
     scale.push_back(weight);

@@ -47,6 +47,8 @@ struct ClassRows {
   RowSharing sharing;
   torch::Tensor rows_of, configs_of;  // [U] int64
   int64_t rows = 0, slate = 0;
+  // Whether computing by entry pays: at most nine tenths of the (row, configuration) pairs.
+  bool worth_sharing() const { return sharing.distinct * 10 <= rows * slate * 9; }
 };
 ClassRows class_rows(const torch::Tensor& classes);
 

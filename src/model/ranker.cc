@@ -281,7 +281,7 @@ torch::Tensor RankerImpl::first_layout_layer(const ConfigReachPlan& plan,
   if (by_class != nullptr) {
     // One row per class entry (model/config_classes.h); dropout draws nothing here.
     const int64_t nc = configs.size(1);
-    const ClassRows configured = class_rows(by_class->classes);
+    const ClassRows configured = by_class->rows;
     const torch::Tensor flat_configs = configs.reshape({s * nc, cc});
     const torch::Tensor config_entries = flat_configs.index_select(
         0, configured.configs_of * nc + plan.config_position.index_select(0, configured.rows_of));
@@ -401,8 +401,8 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   if (!tile && row_sharing_enabled() && !(options_.dropout > 0 && is_training()) &&
       plan.reach[0] > 0) {
     by_class.classes = configurable_node_classes(slate.config_features, plan.config_position);
-    if (row_sharing(by_class.classes).distinct * 10 > by_class.classes.numel() * 9)
-      by_class.classes = torch::Tensor();
+    by_class.rows = class_rows(by_class.classes);
+    if (!by_class.rows.worth_sharing()) by_class.classes = torch::Tensor();
   }
   torch::Tensor entries;  // by class: [U, H], one row per entry of by_class.rows
   auto leave_classes = [&] {
@@ -429,9 +429,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
       reached = first_layout_layer(plan, independent, configs, shared, cache, nullptr);
     }
     first_generic_layer = 2;
-    if (by_class.classes.defined() &&
-        by_class.rows.sharing.distinct * 10 > by_class.classes.numel() * 9)
-      leave_classes();
+    if (by_class.classes.defined() && !by_class.rows.worth_sharing()) leave_classes();
   }
 
   // Layer `layer` (0-based, >= 1) by its change: the layer's input is shared + delta, where
@@ -480,14 +478,14 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
       const torch::Tensor delta = reached - shared_in.narrow(0, 0, before).unsqueeze(1);
       next = activate(
           pre_activation_with_change(plan, l, shared_pre, parallel_matmul(delta, w_blocks)));
-    }
-    if (h == c && !classes) {  // residual: the layer's input rows, reached or still shared
-      torch::Tensor input_rows = reached;
-      if (rows > before) {
-        const torch::Tensor border = shared_in.slice(0, before, rows);
-        input_rows = torch::cat({reached, border.unsqueeze(1).expand({rows - before, s, c})}, 0);
+      if (h == c) {  // residual: the layer's input rows, reached or still shared
+        torch::Tensor input_rows = reached;
+        if (rows > before) {
+          const torch::Tensor border = shared_in.slice(0, before, rows);
+          input_rows = torch::cat({reached, border.unsqueeze(1).expand({rows - before, s, c})}, 0);
+        }
+        next = next + input_rows;
       }
-      next = next + input_rows;
     }
     if (options_.dropout > 0) next = torch::dropout(next, options_.dropout, is_training());
     if (update_shared) {
@@ -516,7 +514,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     if (shared.defined() && (by_class.classes.defined() || before * 10 <= rows * 9)) {
       if (by_class.classes.defined()) {
         entries = delta_layer(static_cast<size_t>(l - 1), update_shared);
-        if (by_class.rows.sharing.distinct * 10 > by_class.classes.numel() * 9) leave_classes();
+        if (!by_class.rows.worth_sharing()) leave_classes();
       } else {
         reached = delta_layer(static_cast<size_t>(l - 1), update_shared);
       }
