@@ -33,6 +33,15 @@ TEST(SynthPlanFile, ReadsEveryField) {
   EXPECT_EQ(p.max_layout_cells, 12345);
 }
 
+TEST(SynthPlanFile, ReadsTheRandomSearch) {
+  nlohmann::json j = nlohmann::json::array({layout_entry()});
+  EXPECT_FALSE(collection_plans_from_json(j, "plan.json")[0].tied_random_search);
+  j[0]["random_search"] = "tied";
+  EXPECT_TRUE(collection_plans_from_json(j, "plan.json")[0].tied_random_search);
+  j[0]["random_search"] = "independent";
+  EXPECT_FALSE(collection_plans_from_json(j, "plan.json")[0].tied_random_search);
+}
+
 TEST(SynthPlanFile, PlannedFilesFollowThePlan) {
   const auto plans = collection_plans_from_json(nlohmann::json::array({layout_entry()}), "p");
   const auto files = plan_files(plans, 3);
@@ -77,6 +86,13 @@ TEST(SynthPlanFile, BadPlansNameTheKey) {
   j = nlohmann::json::array({layout_entry()});
   j[0]["collection"] = "layout:xla:sideways";
   expect_error(j, "layout:xla:sideways");
+  j = nlohmann::json::array({layout_entry()});
+  j[0]["random_search"] = "greedy";
+  expect_error(j, "plan.json (layout:xla:random): random_search: unknown search \"greedy\"");
+  j = nlohmann::json::array({layout_entry()});
+  j[0]["collection"] = "layout:xla:default";
+  j[0]["random_search"] = "tied";
+  expect_error(j, "random_search: only a layout random collection has one");
   // Caught when the plan is read, not by the generator after the folders were made.
   j = nlohmann::json::array({layout_entry()});
   j[0]["nodes"] = {50, 50};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "core/error.h"
 #include "data/synth/generator.h"
@@ -150,7 +151,7 @@ TEST(Synth, ConfigurableNodesAreUniqueAndInRange) {
 }
 
 TEST(Synth, LayoutValuesArePermutationsOrDefault) {
-  for (LayoutSearch search : {LayoutSearch::Default, LayoutSearch::Random}) {
+  for (LayoutSearch search : {LayoutSearch::Default, LayoutSearch::Random, LayoutSearch::Tied}) {
     const SynthGraph g = small_layout(9, ProgramFamily::Transformer, search);
     const ConfigTable& configs = g.record.configs;
     const Graph& graph = g.record.graph;
@@ -194,6 +195,63 @@ TEST(Synth, DefaultSearchChangesFewNodes) {
   EXPECT_LT(changed / configs.count, 3.0);
   const int8_t* first = configs.layout.data();
   EXPECT_TRUE(std::all_of(first, first + configs.nodes * 18, [](int8_t x) { return x == -1; }));
+}
+
+// Per configurable node, the index of its 18 values among the node's distinct values, per config.
+std::vector<std::vector<int64_t>> node_value_ids(const ConfigTable& configs) {
+  std::vector<std::vector<int64_t>> ids(configs.nodes, std::vector<int64_t>(configs.count));
+  for (int64_t k = 0; k < configs.nodes; ++k) {
+    std::vector<std::string> seen;
+    for (int64_t j = 0; j < configs.count; ++j) {
+      const int8_t* node = configs.layout.data() + (j * configs.nodes + k) * 18;
+      const std::string value(reinterpret_cast<const char*>(node), 18);
+      const auto it = std::find(seen.begin(), seen.end(), value);
+      ids[k][j] = it - seen.begin();
+      if (it == seen.end()) seen.push_back(value);
+    }
+  }
+  return ids;
+}
+
+int64_t distinct(const std::vector<int64_t>& ids) {
+  return *std::max_element(ids.begin(), ids.end()) + 1;
+}
+
+TEST(Synth, TiedSearchHasFewAssignmentsPerNodeInGroupsThatChangeTogether) {
+  const SynthGraph tied = small_layout(4, ProgramFamily::Convolutional, LayoutSearch::Tied);
+  const SynthGraph independent = small_layout(4, ProgramFamily::Convolutional, LayoutSearch::Random);
+  // The same program: only the configurations differ.
+  EXPECT_EQ(tied.record.graph.edges, independent.record.graph.edges);
+  const auto ids = node_value_ids(tied.record.configs);
+  const auto independent_ids = node_value_ids(independent.record.configs);
+  int64_t most = 0, independent_most = 0;
+  for (const auto& node : ids) most = std::max(most, distinct(node));
+  for (const auto& node : independent_ids) independent_most = std::max(independent_most, distinct(node));
+  EXPECT_LE(most, 9);  // at most 9 candidates per group
+  EXPECT_GE(most, 2);
+  EXPECT_GT(independent_most, 9);
+  // Tied neighbours: node k + 1's value is a function of node k's and the other way round.
+  auto tied_pair = [&](const std::vector<std::vector<int64_t>>& v, size_t k) {
+    std::set<std::pair<int64_t, int64_t>> pairs;
+    for (size_t j = 0; j < v[k].size(); ++j) pairs.insert({v[k][j], v[k + 1][j]});
+    return distinct(v[k]) >= 2 && static_cast<int64_t>(pairs.size()) == distinct(v[k]) &&
+           distinct(v[k]) == distinct(v[k + 1]);
+  };
+  int64_t tied_pairs = 0, independent_pairs = 0;
+  for (size_t k = 0; k + 1 < ids.size(); ++k) tied_pairs += tied_pair(ids, k);
+  for (size_t k = 0; k + 1 < ids.size(); ++k) independent_pairs += tied_pair(independent_ids, k);
+  EXPECT_GE(tied_pairs, 3);
+  EXPECT_EQ(independent_pairs, 0);
+  // About half the candidates are 14x as likely as the rest: the most frequent value of a node
+  // with several is well above uniform.
+  for (const auto& node : ids) {
+    if (distinct(node) < 4) continue;
+    std::vector<int64_t> counts(distinct(node));
+    for (int64_t id : node) ++counts[id];
+    const double uniform_share = 1.0 / distinct(node);
+    EXPECT_GT(*std::max_element(counts.begin(), counts.end()) / 300.0, 1.3 * uniform_share);
+  }
+  expect_same_record(tied, small_layout(4, ProgramFamily::Convolutional, LayoutSearch::Tied));
 }
 
 TEST(Synth, TileBoundsAreConsistent) {

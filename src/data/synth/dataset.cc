@@ -225,10 +225,11 @@ SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& fi
     options.configurable_fraction = file.fraction;
     options.configs = file.configs;
     options.family = file.family;
-    options.search =
-        collection.id.search == "random" ? LayoutSearch::Random : LayoutSearch::Default;
+    options.search = collection.id.search != "random" ? LayoutSearch::Default
+                     : collection.tied_random_search ? LayoutSearch::Tied
+                                                     : LayoutSearch::Random;
     options.noise = noise;
-    options.config_stream = options.search == LayoutSearch::Random ? 2 : 1;
+    options.config_stream = options.search == LayoutSearch::Default ? 1 : 2;
     graph = synth_layout_graph(options, file.seed);
   }
   graph.record.graph.name = file.name;

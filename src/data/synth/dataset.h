@@ -28,6 +28,9 @@ struct CollectionPlan {
   double min_fraction = 0, max_fraction = 0;  // configurable share (layout), uniform
   // Cap on configs * configurable nodes per file (layout), to bound memory.
   int64_t max_layout_cells = 6'000'000;
+  // A layout random collection's search: every node independently (false) or tied groups of
+  // nodes with a few candidate assignments each, as real random-search files are (generator.h).
+  bool tied_random_search = false;
 };
 
 std::vector<CollectionPlan> plan_for_scale(Scale scale);

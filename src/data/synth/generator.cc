@@ -40,11 +40,58 @@ void near_default_permutation(Random& r, int rank, int8_t* out) {
   if (rank >= 2) std::swap(out[0], out[r.uniform_int(1, rank - 1)]);
 }
 
+// One configurable node's 18 values in an independent random search: each of its three
+// layouts is a random permutation of its dims with probability 0.85, else left to the compiler.
+// Writes them to out[0..18).
+void random_node_layouts(const std::vector<int>& ranks, int64_t node, Random& r, int8_t* out) {
+  for (int64_t t = 0; t < 3; ++t) {
+    const int rank = ranks[3 * node + t];
+    if (rank > 0 && r.bernoulli(0.85)) random_permutation(r, rank, out + 6 * t);
+  }
+}
+
+// The tied search's structure (LayoutSearch::Tied): consecutive configurable nodes in groups of
+// 1 (2/3 of groups), 4 (1/9) or 8 (2/9) nodes, as in AlexNet's 9 groups; each group with 2-9
+// candidate assignments (uniform), the first half of them 14x as likely as the rest.
+struct TiedGroups {
+  std::vector<int64_t> first;                     // per group: its first configurable node
+  std::vector<int64_t> size;                      // per group: its node count
+  std::vector<std::vector<int8_t>> candidates;    // per group: candidates x size x 18 values
+  std::vector<std::vector<double>> cumulative;    // per group: cumulative candidate weights
+};
+
+TiedGroups draw_tied_groups(const std::vector<int>& ranks, Random& r) {
+  const int64_t nc = static_cast<int64_t>(ranks.size() / 3);
+  TiedGroups groups;
+  for (int64_t node = 0; node < nc;) {
+    const double u = r.uniform();
+    const int64_t size = std::min<int64_t>(nc - node, u < 6.0 / 9 ? 1 : (u < 7.0 / 9 ? 4 : 8));
+    const int64_t options = r.uniform_int(2, 9);
+    std::vector<int8_t> candidates(options * size * kLayoutWidth, -1);
+    std::vector<double> cumulative(options);
+    double total = 0;
+    for (int64_t c = 0; c < options; ++c) {
+      for (int64_t k = 0; k < size; ++k) {
+        random_node_layouts(ranks, node + k, r, candidates.data() + (c * size + k) * kLayoutWidth);
+      }
+      total += 2 * c < options ? 1.0 : 1.0 / 14;
+      cumulative[c] = total;
+    }
+    groups.first.push_back(node);
+    groups.size.push_back(size);
+    groups.candidates.push_back(std::move(candidates));
+    groups.cumulative.push_back(std::move(cumulative));
+    node += size;
+  }
+  return groups;
+}
+
 std::vector<int8_t> draw_layout_configs(const std::vector<int>& ranks, int64_t count,
                                         LayoutSearch search, Random& r) {
   const int64_t nc = static_cast<int64_t>(ranks.size() / 3);
   const int64_t row_size = nc * kLayoutWidth;
   std::vector<int8_t> values(count * row_size, -1);
+  const TiedGroups tied = search == LayoutSearch::Tied ? draw_tied_groups(ranks, r) : TiedGroups{};
   std::unordered_set<std::string> seen;
   std::vector<int64_t> order(nc);
   for (int64_t j = 0; j < count; ++j) {
@@ -52,8 +99,17 @@ std::vector<int8_t> draw_layout_configs(const std::vector<int>& ranks, int64_t c
     for (int attempt = 0; attempt < 20; ++attempt) {
       std::fill(row, row + row_size, static_cast<int8_t>(-1));
       if (search == LayoutSearch::Random) {
-        for (int64_t s = 0; s < 3 * nc; ++s) {
-          if (ranks[s] > 0 && r.bernoulli(0.85)) random_permutation(r, ranks[s], row + 6 * s);
+        for (int64_t k = 0; k < nc; ++k) random_node_layouts(ranks, k, r, row + k * kLayoutWidth);
+      } else if (search == LayoutSearch::Tied) {
+        for (size_t g = 0; g < tied.first.size(); ++g) {
+          const std::vector<double>& cumulative = tied.cumulative[g];
+          const double u = r.uniform() * cumulative.back();
+          const int64_t c = std::upper_bound(cumulative.begin(), cumulative.end(), u) -
+                            cumulative.begin();
+          const int64_t cells = tied.size[g] * kLayoutWidth;
+          const int8_t* chosen = tied.candidates[g].data() + std::min<int64_t>(
+                                     c, static_cast<int64_t>(cumulative.size()) - 1) * cells;
+          std::copy(chosen, chosen + cells, row + tied.first[g] * kLayoutWidth);
         }
       } else if (j > 0) {
         // Change a few nodes (1 + geometric) away from the compiler default.

@@ -23,10 +23,11 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
   for (auto it = entry.begin(); it != entry.end(); ++it) {
     const std::string& k = it.key();
     check_data(k == "collection" || k == "files" || k == "nodes" || k == "configs" ||
-                   k == "configurable_fraction" || k == "max_layout_cells",
+                   k == "configurable_fraction" || k == "max_layout_cells" ||
+                   k == "random_search",
                where, k,
                "unknown key (valid: collection, files, nodes, configs, configurable_fraction, "
-               "max_layout_cells)");
+               "max_layout_cells, random_search)");
   }
   for (const char* required : {"collection", "files", "nodes", "configs"})
     check_data(entry.contains(required), where, required, "missing");
@@ -53,6 +54,14 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
     check_data(plan.min_nodes >= kMinLayoutProgramNodes, here, "nodes",
                "a layout program needs at least " + std::to_string(kMinLayoutProgramNodes) +
                    " nodes");
+  }
+  if (entry.contains("random_search")) {
+    check_data(plan.id.kind == ConfigKind::Layout && plan.id.search == "random", here,
+               "random_search", "only a layout random collection has one");
+    const std::string search = entry.at("random_search").get<std::string>();
+    check_data(search == "independent" || search == "tied", here, "random_search",
+               "unknown search \"" + search + "\" (valid: independent, tied)");
+    plan.tied_random_search = search == "tied";
   }
   if (entry.contains("max_layout_cells")) {
     plan.max_layout_cells = entry.at("max_layout_cells").get<int64_t>();

@@ -7,7 +7,9 @@
 //
 // "files" is train, valid, test; each range is [min, max] (log-uniform for nodes and configs,
 // uniform for the fraction); "max_layout_cells" (configs x configurable nodes per file) is
-// optional. Graphs of a tile collection ignore "configurable_fraction".
+// optional. Graphs of a tile collection ignore "configurable_fraction". A layout random collection
+// may set "random_search": "independent" (the default: every node on its own) or "tied" (groups
+// of nodes with a few candidate assignments each, as in real random-search files; generator.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
