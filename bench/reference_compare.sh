@@ -7,7 +7,10 @@
 # S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2); DATA_FOLDER (a folder of .npz
 # files to use instead of synthetic ones, e.g. one written by `graphcost ingest`); COLLECTION (the
 # collection id of DATA_FOLDER or of the synthetic files, default layout:xla:random; a "default"
-# search changes a few nodes per configuration, so rows share classes: model/config_classes.h).
+# search changes a few nodes per configuration, so rows share classes: model/config_classes.h);
+# RANDOM_SEARCH (independent or tied: the synthetic random search, every node on its own or tied
+# groups with a few assignments each as in real random-search files; data/synth/generator.h);
+# REFERENCE_MALLOC (tcmalloc, the default where installed, or glibc; see below).
 set -euo pipefail
 bin=${1:-build/graphcost}
 work=${2:-$(mktemp -d)}
@@ -23,28 +26,49 @@ fi
 [ -x "$bin" ] || { echo "reference_compare: error: no graphcost binary at $bin" >&2; exit 1; }
 
 collection=${COLLECTION:-layout:xla:random}
+random_search=""
+if [ -n "${RANDOM_SEARCH:-}" ]; then random_search=", \"random_search\": \"$RANDOM_SEARCH\""; fi
 mkdir -p "$work/runs"
 if [ -n "${DATA_FOLDER:-}" ]; then
   data=$DATA_FOLDER folder=$DATA_FOLDER
 else
   data="$work/data"
-  cat > "$work/plan.json" << JSON
-[{"collection": "$collection", "files": [$graphs, 0, 0], "nodes": [$nodes, $nodes],
-  "configs": [$configs, $configs], "configurable_fraction": [$fraction, $fraction]}]
-JSON
-  if [ ! -f "$data/synth_report.json" ]; then
+  plan="[{\"collection\": \"$collection\", \"files\": [$graphs, 0, 0], \"nodes\": [$nodes, $nodes],
+  \"configs\": [$configs, $configs], \"configurable_fraction\": [$fraction, $fraction]$random_search}]"
+  # Data from an earlier run is reused only if it was made from the same plan.
+  if [ ! -f "$data/synth_report.json" ] || [ "$(cat "$work/plan.json" 2> /dev/null)" != "$plan" ]; then
+    rm -rf "$data"
+    printf '%s\n' "$plan" > "$work/plan.json"
     "$bin" synth --out "$data" --plan "$work/plan.json" --seed 11 > /dev/null
   fi
   folder="$data/npz/$(tr : / <<< "$collection")/train"
 fi
 "$bin" inspect "$folder" 2>&1 | sed -n 3,20p
 
-echo "== python reference: $reference_steps steps of G=$g x S=$s, $threads threads"
-reference=$("$python" "$here/python_reference/reference_train.py" --data "$folder" --steps "$reference_steps" \
-  --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" 2> "$work/reference.log")
+# The reference allocates fresh activations of S full graphs in every operation. With glibc's
+# malloc each large one is a new mmap, paid for with a page fault per 4 KiB page (about 10 us on a
+# virtual machine: 90 ms for one relu of 60,000 x 146 floats, against 2 ms in place), which made
+# it 3-6x slower here. tcmalloc keeps freed memory for reuse, so the reference is run with it
+# where it is installed (Debian: libtcmalloc-minimal4), and the ratios are taken against its rate
+# without the first step: the strongest reference this machine gives. REFERENCE_MALLOC=glibc
+# runs it plainly. graphcost reuses its memory (LibTorch's allocations, measured: no change with
+# tcmalloc), and its rates include its first steps.
+tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
+preload=""
+if [ "${REFERENCE_MALLOC:-tcmalloc}" = tcmalloc ]; then
+  if [ -f "$tcmalloc" ]; then preload=$tcmalloc; else
+    echo "reference_compare: note: no $tcmalloc (Debian: libtcmalloc-minimal4); the reference runs on glibc's malloc, slower on a virtual machine"
+  fi
+fi
+[ "$reference_steps" -ge 2 ] || { echo "reference_compare: error: REFERENCE_STEPS must be at least 2" >&2; exit 1; }
+echo "== python reference: $reference_steps steps of G=$g x S=$s, $threads threads, malloc: ${preload:-glibc}"
+reference=$(LD_PRELOAD=$preload "$python" "$here/python_reference/reference_train.py" --data "$folder" \
+  --steps "$reference_steps" --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" \
+  2> "$work/reference.log")
 grep -o 'reference_train: [0-9]* graphs.*' "$work/reference.log" | head -1
-reference_rate=$(awk '/reference_train_configs_per_s:/ {print $3}' <<< "$reference")
-reference_cpu_rate=$(awk '/reference_train_configs_per_cpu_s:/ {print $3}' <<< "$reference")
+reference_rate=$(awk '/reference_train_steady_configs_per_s:/ {print $3}' <<< "$reference")
+reference_cpu_rate=$(awk '/reference_train_steady_configs_per_cpu_s:/ {print $3}' <<< "$reference")
+echo "figure: reference_train_configs_per_s_with_first_step: $(awk '/reference_train_configs_per_s:/ {print $3}' <<< "$reference") configs/s"
 echo "figure: reference_train_configs_per_s: $reference_rate configs/s"
 echo "figure: reference_train_configs_per_cpu_s: $reference_cpu_rate configs/cpu-s"
 
