@@ -2,7 +2,8 @@
 # Installs the Debian packages graphcost builds against, only those that are missing.
 set -euo pipefail
 packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev protobuf-compiler libzip-dev
-          zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libmetis-dev libxgboost-dev)
+          zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libmetis-dev libxgboost-dev
+          libgoogle-perftools-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
