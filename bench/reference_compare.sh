@@ -51,8 +51,8 @@ fi
 # it 3-6x slower here. tcmalloc keeps freed memory for reuse, so the reference is run with it
 # where it is installed (Debian: libtcmalloc-minimal4), and the ratios are taken against its rate
 # without the first step: the strongest reference this machine gives. REFERENCE_MALLOC=glibc
-# runs it plainly. graphcost reuses its memory (LibTorch's allocations, measured: no change with
-# tcmalloc), and its rates include its first steps.
+# runs it plainly. graphcost links tcmalloc itself (CMakeLists.txt), and its rates include its
+# first steps.
 tcmalloc=/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4
 preload=""
 if [ "${REFERENCE_MALLOC:-tcmalloc}" = tcmalloc ]; then
