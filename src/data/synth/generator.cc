@@ -50,38 +50,50 @@ void random_node_layouts(const std::vector<int>& ranks, int64_t node, Random& r,
   }
 }
 
-// The tied search's structure (LayoutSearch::Tied): consecutive configurable nodes in groups of
-// 1 (2/3 of groups), 4 (1/9) or 8 (2/9) nodes, as in AlexNet's 9 groups; each group with 2-9
-// candidate assignments (uniform), the first half of them 14x as likely as the rest.
-struct TiedGroups {
-  std::vector<int64_t> first;                     // per group: its first configurable node
-  std::vector<int64_t> size;                      // per group: its node count
-  std::vector<std::vector<int8_t>> candidates;    // per group: candidates x size x 18 values
-  std::vector<std::vector<double>> cumulative;    // per group: cumulative candidate weights
+// One group of the tied search (LayoutSearch::Tied): consecutive configurable nodes whose values
+// change together, with a few candidate assignments, drawn by weight.
+struct TiedGroup {
+  int64_t first = 0, size = 0;     // its configurable nodes: [first, first + size)
+  std::vector<int8_t> candidates;  // candidates x size x 18 values
+  std::vector<double> cumulative;  // cumulative candidate weights
+
+  // Writes a candidate, drawn by weight, into its nodes' places in a configuration's row.
+  void draw_into(Random& r, int8_t* row) const {
+    const double u = r.uniform() * cumulative.back();
+    // u < cumulative.back() but for rounding, hence the clamp to the last candidate.
+    const int64_t c = std::min<int64_t>(
+        std::upper_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin(),
+        static_cast<int64_t>(cumulative.size()) - 1);
+    const int64_t cells = size * kLayoutWidth;
+    const int8_t* chosen = candidates.data() + c * cells;
+    std::copy(chosen, chosen + cells, row + first * kLayoutWidth);
+  }
 };
 
-TiedGroups draw_tied_groups(const std::vector<int>& ranks, Random& r) {
+// The tied search's groups: consecutive configurable nodes in groups of 1 (2/3 of groups), 4
+// (1/9) or 8 (2/9) nodes, as in AlexNet's 9 groups; each group with 2-9 candidate assignments
+// (uniform), the first half of them 14x as likely as the rest.
+std::vector<TiedGroup> draw_tied_groups(const std::vector<int>& ranks, Random& r) {
   const int64_t nc = static_cast<int64_t>(ranks.size() / 3);
-  TiedGroups groups;
+  std::vector<TiedGroup> groups;
   for (int64_t node = 0; node < nc;) {
+    TiedGroup group;
+    group.first = node;
     const double u = r.uniform();
-    const int64_t size = std::min<int64_t>(nc - node, u < 6.0 / 9 ? 1 : (u < 7.0 / 9 ? 4 : 8));
+    group.size = std::min<int64_t>(nc - node, u < 6.0 / 9 ? 1 : (u < 7.0 / 9 ? 4 : 8));
     const int64_t options = r.uniform_int(2, 9);
-    std::vector<int8_t> candidates(options * size * kLayoutWidth, -1);
-    std::vector<double> cumulative(options);
+    group.candidates.assign(options * group.size * kLayoutWidth, -1);
     double total = 0;
     for (int64_t c = 0; c < options; ++c) {
-      for (int64_t k = 0; k < size; ++k) {
-        random_node_layouts(ranks, node + k, r, candidates.data() + (c * size + k) * kLayoutWidth);
+      for (int64_t k = 0; k < group.size; ++k) {
+        random_node_layouts(ranks, node + k, r,
+                            group.candidates.data() + (c * group.size + k) * kLayoutWidth);
       }
       total += 2 * c < options ? 1.0 : 1.0 / 14;
-      cumulative[c] = total;
+      group.cumulative.push_back(total);
     }
-    groups.first.push_back(node);
-    groups.size.push_back(size);
-    groups.candidates.push_back(std::move(candidates));
-    groups.cumulative.push_back(std::move(cumulative));
-    node += size;
+    node += group.size;
+    groups.push_back(std::move(group));
   }
   return groups;
 }
@@ -91,7 +103,8 @@ std::vector<int8_t> draw_layout_configs(const std::vector<int>& ranks, int64_t c
   const int64_t nc = static_cast<int64_t>(ranks.size() / 3);
   const int64_t row_size = nc * kLayoutWidth;
   std::vector<int8_t> values(count * row_size, -1);
-  const TiedGroups tied = search == LayoutSearch::Tied ? draw_tied_groups(ranks, r) : TiedGroups{};
+  const std::vector<TiedGroup> tied =
+      search == LayoutSearch::Tied ? draw_tied_groups(ranks, r) : std::vector<TiedGroup>{};
   std::unordered_set<std::string> seen;
   std::vector<int64_t> order(nc);
   for (int64_t j = 0; j < count; ++j) {
@@ -101,16 +114,7 @@ std::vector<int8_t> draw_layout_configs(const std::vector<int>& ranks, int64_t c
       if (search == LayoutSearch::Random) {
         for (int64_t k = 0; k < nc; ++k) random_node_layouts(ranks, k, r, row + k * kLayoutWidth);
       } else if (search == LayoutSearch::Tied) {
-        for (size_t g = 0; g < tied.first.size(); ++g) {
-          const std::vector<double>& cumulative = tied.cumulative[g];
-          const double u = r.uniform() * cumulative.back();
-          const int64_t c = std::upper_bound(cumulative.begin(), cumulative.end(), u) -
-                            cumulative.begin();
-          const int64_t cells = tied.size[g] * kLayoutWidth;
-          const int8_t* chosen = tied.candidates[g].data() + std::min<int64_t>(
-                                     c, static_cast<int64_t>(cumulative.size()) - 1) * cells;
-          std::copy(chosen, chosen + cells, row + tied.first[g] * kLayoutWidth);
-        }
+        for (const TiedGroup& group : tied) group.draw_into(r, row);
       } else if (j > 0) {
         // Change a few nodes (1 + geometric) away from the compiler default.
         int64_t changed = 1;
