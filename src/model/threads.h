@@ -1,9 +1,22 @@
-// One place that sets the thread count of LibTorch's intra-op pool and of our OpenMP kernels.
+// One place that sets the thread count of LibTorch's intra-op pool and of our OpenMP kernels, and
+// one that runs independent pieces of work on threads of their own.
 #pragma once
+
+#include <cstdint>
+#include <functional>
 
 namespace graphcost::model {
 
 // threads <= 0 means all cores. Returns the count in effect.
 int set_threads(int threads);
+
+// Runs task(i) for every i in [0, count) on min(workers, count) threads started for the call, each
+// set to one intra-op thread (LibTorch's pool and our OpenMP kernels; OpenBLAS already has one),
+// so `workers` independent pieces of work fill as many cores without oversubscribing them. Each
+// thread takes the next index as it frees up, and runs with the caller's grad mode. With one
+// worker (or one task) the tasks run on the calling thread in order, with its own intra-op
+// threads. The first exception a task throws is rethrown here once every thread has stopped; the
+// tasks not yet started are skipped.
+void run_on_workers(int64_t count, int workers, const std::function<void(int64_t)>& task);
 
 }  // namespace graphcost::model

@@ -18,6 +18,7 @@
 #include "model/predict.h"
 #include "model/tta.h"
 #include "model/threads.h"
+#include "train/batch_gradient.h"
 #include "train/checkpoint.h"
 #include "train/gst.h"
 #include "train/losses.h"
@@ -168,7 +169,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   check_train_options(options);
   options.model = resolve_model_options(options.model, train_set);
   apply_gst_options(options);
-  model::set_threads(options.threads);
+  const int threads = model::set_threads(options.threads);
   model::set_row_sharing(options.share_rows);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
@@ -235,6 +236,14 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   auto interval_start = std::chrono::steady_clock::now();
   double interval_wait_start = sampler.wait_seconds();
   const int64_t log_every = std::max<int64_t>(1, options.log_every);
+  const bool pairwise = options.model.head == "pairwise";  // its own loss, over pairs
+  // A batch's slates meet only in the summed gradient, so each can run its forward and backward
+  // apart (one slate per thread: a slate alone keeps two cores only ~60% busy in LibTorch's
+  // operations) unless the forward draws random numbers (dropout: the draws would depend on the
+  // threads' timing) or keeps state between slates (GST's embedding table). Apart, a step keeps
+  // one slate's activations per thread instead of every slate's, and the gradients are summed
+  // in slate order, so a run does not depend on the thread count.
+  const bool slates_apart = !gst && options.model.dropout == 0;
   model->train();
   while (iteration < options.iterations) {
     if (stop_requested()) {
@@ -243,24 +252,30 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     }
     Batch batch = sampler.next();
     optimizer->zero_grad();
-    torch::Tensor total = torch::zeros({});
+    const int64_t num_slates = static_cast<int64_t>(batch.slates.size());
     uint64_t slate_stream = static_cast<uint64_t>(batch.index) * batch.slates.size();
-    const bool pairwise = options.model.head == "pairwise";  // its own loss, over pairs
-    for (const model::Slate& slate : batch.slates) {
-      if (pairwise) {
-        total = total + pairwise_bce_loss(model->pairwise_logits(slate), slate.runtimes);
-      } else {
-        total = total + (*loss)(gst ? gst->forward(model, slate, slate_stream++)
-                                    : model->forward(slate, !shift_invariant),
-                                slate.runtimes);
-      }
+    auto slate_loss = [&](const model::Slate& slate) {
+      if (pairwise) return pairwise_bce_loss(model->pairwise_logits(slate), slate.runtimes);
+      return (*loss)(gst ? gst->forward(model, slate, slate_stream++)
+                         : model->forward(slate, !shift_invariant),
+                     slate.runtimes);
+    };
+    torch::Tensor total;
+    if (slates_apart) {
+      total = mean_loss_and_gradient(
+          num_slates, threads,
+          [&](int64_t i) { return slate_loss(batch.slates[static_cast<size_t>(i)]); },
+          parameters);
+    } else {
+      total = torch::zeros({});
+      for (const model::Slate& slate : batch.slates) total = total + slate_loss(slate);
+      total = total / static_cast<double>(num_slates);
     }
-    total = total / static_cast<double>(batch.slates.size());
     const double loss_value = total.item<double>();
     check_data(std::isfinite(loss_value), "training", "loss",
                "not finite at iteration " + std::to_string(iteration) +
                    " (try a lower lr or a loss clip)");
-    total.backward();
+    if (!slates_apart) total.backward();
     last_grad_norm = optimizer_step(*optimizer, parameters, schedule, iteration);
     ++iteration;
     if (average.due(iteration)) average.add(model);

@@ -34,3 +34,84 @@ TEST(Threads, OpenBlasKeepsOneThreadUnderLibTorchsPool) {
 
 }  // namespace
 }  // namespace graphcost::model
+
+#include <ATen/Parallel.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace graphcost::model {
+namespace {
+
+TEST(RunOnWorkers, EveryTaskOnceOnWorkersOfOneIntraOpThread) {
+  set_threads(2);
+  std::array<std::atomic<int>, 9> runs{};
+  std::atomic<int> wider{0};
+  std::mutex mutex;
+  std::set<std::thread::id> workers;
+  run_on_workers(9, 2, [&](int64_t i) {
+    ++runs[static_cast<size_t>(i)];
+    if (at::get_num_threads() != 1 || omp_get_max_threads() != 1) ++wider;
+    // LibTorch's parallel loops stay on the worker itself.
+    std::set<std::thread::id> loop_threads;
+    std::mutex loop_mutex;
+    at::parallel_for(0, 1 << 16, 1, [&](int64_t, int64_t) {
+      std::lock_guard<std::mutex> lock(loop_mutex);
+      loop_threads.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(loop_threads, std::set<std::thread::id>{std::this_thread::get_id()});
+    std::lock_guard<std::mutex> lock(mutex);
+    workers.insert(std::this_thread::get_id());
+  });
+  for (const auto& count : runs) EXPECT_EQ(count, 1);
+  EXPECT_EQ(wider, 0);
+  EXPECT_EQ(workers.count(std::this_thread::get_id()), 0u);
+  EXPECT_LE(workers.size(), 2u);
+  // The caller keeps its own thread count.
+  EXPECT_EQ(torch::get_num_threads(), 2);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+}
+
+TEST(RunOnWorkers, OneWorkerRunsInOrderOnTheCaller) {
+  set_threads(2);
+  std::vector<int64_t> order;
+  run_on_workers(4, 1, [&](int64_t i) {
+    EXPECT_EQ(at::get_num_threads(), 2);  // the caller's intra-op threads
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3}));
+  order.clear();
+  run_on_workers(1, 4, [&](int64_t i) { order.push_back(i); });  // one task: no thread
+  EXPECT_EQ(order, (std::vector<int64_t>{0}));
+  run_on_workers(0, 4, [&](int64_t) { ADD_FAILURE() << "no task to run"; });
+}
+
+TEST(RunOnWorkers, RethrowsATasksErrorAfterEveryWorkerStops) {
+  std::atomic<int> started{0};
+  EXPECT_THROW(run_on_workers(100, 3,
+                              [&](int64_t i) {
+                                ++started;
+                                if (i == 2) throw std::runtime_error("task 2 failed");
+                              }),
+               std::runtime_error);
+  EXPECT_LT(started, 100);  // the tasks not yet started were skipped
+}
+
+TEST(RunOnWorkers, WorkersRunInTheCallersGradMode) {
+  std::atomic<int> enabled{0};
+  {
+    torch::NoGradGuard no_grad;
+    run_on_workers(4, 2, [&](int64_t) { enabled += torch::GradMode::is_enabled(); });
+  }
+  EXPECT_EQ(enabled, 0);
+  run_on_workers(4, 2, [&](int64_t) { enabled += torch::GradMode::is_enabled(); });
+  EXPECT_EQ(enabled, 4);
+}
+
+}  // namespace
+}  // namespace graphcost::model

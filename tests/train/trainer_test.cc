@@ -171,6 +171,33 @@ TEST(Trainer, ResumeGivesTheSameWeightsAsAnUninterruptedRun) {
   fs::remove_all(parts);
 }
 
+// A batch's slates train on a thread each, their gradients summed in slate order: the weights do
+// not depend on the thread count.
+TEST(Trainer, LayoutWeightsDoNotDependOnTheThreadCount) {
+  auto train_set = make_test_collection(data::ConfigKind::Layout, 4, 12, 4);
+  TrainOptions options = small_options();
+  options.iterations = 6;
+  options.graphs_per_batch = 3;
+  options.validate_every = 0;
+  options.model.kind = data::ConfigKind::Layout;
+  options.collection = "layout:xla:random";
+  std::vector<std::string> dirs;
+  for (int threads : {1, 2, 3}) {
+    options.threads = threads;
+    dirs.push_back(fresh_dir("threads" + std::to_string(threads)));
+    clear_stop_request();
+    train(options, *train_set, nullptr, dirs.back(), false);
+  }
+  model::Ranker one = model::load_model(dirs[0] + "/model.pt");
+  for (size_t run = 1; run < dirs.size(); ++run) {
+    model::Ranker other = model::load_model(dirs[run] + "/model.pt");
+    const auto theirs = other->named_parameters();
+    for (const auto& item : one->named_parameters())
+      EXPECT_TRUE(torch::equal(item.value(), theirs[item.key()])) << run << " " << item.key();
+  }
+  for (const std::string& dir : dirs) fs::remove_all(dir);
+}
+
 TEST(Trainer, StopRequestSavesACheckpointAndNoModel) {
   auto train_set = make_test_collection(data::ConfigKind::Tile, 3, 12, 4);
   TrainOptions options = small_options();

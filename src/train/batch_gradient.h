@@ -1,0 +1,23 @@
+// A batch's loss and gradient with its slates apart: the slates of a batch meet only in the mean
+// of their losses, so each slate's forward and backward can run on a thread of its own.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace graphcost::train {
+
+// The mean of slate_loss(0), ..., slate_loss(num_slates - 1), returned detached, with its gradient
+// added to the parameters' gradients. Each slate's forward (slate_loss) and backward run on one of
+// `workers` threads (model::run_on_workers), so a step holds one slate's activations per worker
+// instead of every slate's at once. The slates' gradients are summed in slate order: the result is
+// the same for any number of workers. slate_loss must be safe to call from several threads at
+// once: no random draws (their order would depend on timing), no state kept between slates.
+torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
+                                     const std::function<torch::Tensor(int64_t)>& slate_loss,
+                                     const std::vector<torch::Tensor>& parameters);
+
+}  // namespace graphcost::train

@@ -1,0 +1,116 @@
+#include "train/batch_gradient.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "../model/options_testing.h"
+#include "../model/random_graph.h"
+#include "core/error.h"
+#include "model/ranker.h"
+#include "model/threads.h"
+#include "train/losses.h"
+
+namespace graphcost::train {
+namespace {
+
+// Three graphs of different shapes, a slate of 5 configurations each, with runtimes.
+class BatchGradientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model::set_threads(2);
+    for (uint32_t seed : {3u, 4u, 5u}) {
+      graphs.push_back(model::testing::random_graph(40 + 10 * seed, 70, 2, 5, 10, 7, seed));
+    }
+    for (const data::Graph& graph : graphs) tensors.push_back(model::make_graph_tensors(graph));
+    for (size_t g = 0; g < tensors.size(); ++g) {
+      model::Slate slate = model::testing::random_layout_slate(tensors[g], 5, 10 + g);
+      slate.runtimes = torch::rand({5}, torch::kFloat64) + 1.0;
+      slates.push_back(slate);
+    }
+    torch::manual_seed(1);
+    net = model::Ranker(model::testing::small_model_options(data::ConfigKind::Layout));
+    parameters = net->parameters();
+  }
+  torch::Tensor slate_loss(int64_t i) {
+    const model::Slate& slate = slates[static_cast<size_t>(i)];
+    return (*loss)(net->forward(slate, false), slate.runtimes);
+  }
+  std::vector<torch::Tensor> gradients() {
+    std::vector<torch::Tensor> out;
+    for (const torch::Tensor& p : parameters) out.push_back(p.grad().clone());
+    return out;
+  }
+  void zero() {
+    for (const torch::Tensor& p : parameters) {
+      if (p.grad().defined()) p.mutable_grad().zero_();
+    }
+  }
+  std::vector<data::Graph> graphs;
+  std::vector<model::GraphTensors> tensors;
+  std::vector<model::Slate> slates;
+  std::unique_ptr<WeightedLoss> loss = parse_loss_spec("listmle:1,mape:0.1");
+  model::Ranker net{nullptr};
+  std::vector<torch::Tensor> parameters;
+};
+
+TEST_F(BatchGradientTest, MatchesOneBackwardOfTheMeanForAnyWorkerCount) {
+  // The reference: every slate's loss in one graph, one backward of their mean.
+  torch::Tensor total = torch::zeros({});
+  for (int64_t i = 0; i < 3; ++i) total = total + slate_loss(i);
+  total = total / 3.0;
+  total.backward();
+  const std::vector<torch::Tensor> expected = gradients();
+  std::vector<torch::Tensor> one_worker;
+  for (int workers : {1, 2, 3, 8}) {
+    SCOPED_TRACE(workers);
+    zero();
+    const torch::Tensor mean =
+        mean_loss_and_gradient(3, workers, [&](int64_t i) { return slate_loss(i); }, parameters);
+    EXPECT_FALSE(mean.requires_grad());
+    EXPECT_NEAR(mean.item<double>(), total.item<double>(), 1e-6 * std::abs(total.item<double>()));
+    const std::vector<torch::Tensor> got = gradients();
+    for (size_t p = 0; p < got.size(); ++p) {
+      EXPECT_TRUE(torch::allclose(got[p], expected[p], 1e-4, 1e-6)) << "parameter " << p;
+      // Summed in slate order: the same bits whatever the number of workers.
+      if (!one_worker.empty()) EXPECT_TRUE(torch::equal(got[p], one_worker[p])) << "parameter " << p;
+    }
+    if (one_worker.empty()) one_worker = got;
+  }
+}
+
+TEST_F(BatchGradientTest, AddsToTheGradientsAlreadyThere) {
+  zero();
+  mean_loss_and_gradient(3, 2, [&](int64_t i) { return slate_loss(i); }, parameters);
+  const std::vector<torch::Tensor> once = gradients();
+  mean_loss_and_gradient(3, 2, [&](int64_t i) { return slate_loss(i); }, parameters);
+  const std::vector<torch::Tensor> twice = gradients();
+  for (size_t p = 0; p < once.size(); ++p) EXPECT_TRUE(torch::equal(twice[p], once[p] * 2));
+}
+
+TEST_F(BatchGradientTest, ASlatesErrorReachesTheCaller) {
+  EXPECT_THROW(mean_loss_and_gradient(
+                   3, 2,
+                   [&](int64_t i) -> torch::Tensor {
+                     if (i == 1) throw Error("slate 1: bad runtimes");
+                     return slate_loss(i);
+                   },
+                   parameters),
+               Error);
+  EXPECT_THROW(mean_loss_and_gradient(0, 2, [&](int64_t i) { return slate_loss(i); }, parameters),
+               Error);
+}
+
+TEST_F(BatchGradientTest, ALossWithoutParametersLeavesTheGradients) {
+  zero();
+  mean_loss_and_gradient(3, 2, [&](int64_t i) { return slate_loss(i); }, parameters);
+  const std::vector<torch::Tensor> before = gradients();
+  const torch::Tensor mean =
+      mean_loss_and_gradient(2, 2, [](int64_t i) { return torch::tensor(2.0 * i); }, parameters);
+  EXPECT_DOUBLE_EQ(mean.item<double>(), 1.0);
+  const std::vector<torch::Tensor> after = gradients();
+  for (size_t p = 0; p < before.size(); ++p) EXPECT_TRUE(torch::equal(after[p], before[p]));
+}
+
+}  // namespace
+}  // namespace graphcost::train
