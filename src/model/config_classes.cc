@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/scaled_add.h"
 
 namespace graphcost::model {
 
@@ -207,12 +208,109 @@ ClassRows class_rows(const torch::Tensor& classes) {
   return out;
 }
 
+namespace {
+
+// out[u] = sum_k scale[k] * in[column[k]] for k in [offsets[u], offsets[u + 1]), rows of width h,
+// accumulated in double in k's order. Each output row is one thread's, so the result does not
+// depend on the thread count.
+template <typename T>
+void sparse_rows_kernel(int64_t rows, const int64_t* offsets, const int64_t* column,
+                        const double* scale, const T* in, int64_t h, T* out) {
+#pragma omp parallel
+  {
+    std::vector<double> acc(static_cast<size_t>(h));
+#pragma omp for schedule(dynamic, 256)
+    for (int64_t u = 0; u < rows; ++u) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t k = offsets[u]; k < offsets[u + 1]; ++k)
+        scaled_add(in + column[k] * h, scale[k], acc.data(), h);
+      T* o = out + u * h;
+      for (int64_t c = 0; c < h; ++c) o[c] = static_cast<T>(acc[c]);
+    }
+  }
+}
+
+// The product of a sparse matrix in CSR form (offsets [rows + 1], column and scale [nnz]) and
+// the dense rows `in`.
+torch::Tensor sparse_rows(const torch::Tensor& offsets, const torch::Tensor& column,
+                          const torch::Tensor& scale, const torch::Tensor& in) {
+  const torch::Tensor x = in.contiguous();
+  const int64_t rows = offsets.size(0) - 1, h = x.size(1);
+  torch::Tensor out = torch::empty({rows, h}, x.options());
+  const int64_t* off = offsets.data_ptr<int64_t>();
+  const int64_t* col = column.data_ptr<int64_t>();
+  const double* sc = scale.data_ptr<double>();
+  if (x.scalar_type() == torch::kDouble) {
+    sparse_rows_kernel(rows, off, col, sc, x.data_ptr<double>(), h, out.data_ptr<double>());
+  } else {
+    sparse_rows_kernel(rows, off, col, sc, x.data_ptr<float>(), h, out.data_ptr<float>());
+  }
+  return out;
+}
+
+template <typename T>
+torch::Tensor to_tensor(const std::vector<T>& values, torch::Dtype dtype) {
+  torch::Tensor out = torch::empty({static_cast<int64_t>(values.size())}, dtype);
+  std::copy(values.begin(), values.end(), out.data_ptr<T>());
+  return out;
+}
+
+// blocks [columns, H] -> [rows, H] through a sparse matrix in CSR form; the backward multiplies
+// by its transpose, built then (a stable counting sort of the entries by column, so its sums also
+// run in a fixed order).
+class SparseRowsFunction : public torch::autograd::Function<SparseRowsFunction> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& blocks,
+                               const torch::Tensor& offsets, const torch::Tensor& column,
+                               const torch::Tensor& scale) {
+    ctx->saved_data["offsets"] = offsets;
+    ctx->saved_data["column"] = column;
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["columns"] = blocks.size(0);
+    return sparse_rows(offsets, column, scale, blocks);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_outputs) {
+    const torch::Tensor offsets = ctx->saved_data["offsets"].toTensor();
+    const torch::Tensor column = ctx->saved_data["column"].toTensor();
+    const torch::Tensor scale = ctx->saved_data["scale"].toTensor();
+    const int64_t columns = ctx->saved_data["columns"].toInt(), rows = offsets.size(0) - 1;
+    const int64_t nnz = column.size(0);
+    const int64_t* off = offsets.data_ptr<int64_t>();
+    const int64_t* col = column.data_ptr<int64_t>();
+    const double* sc = scale.data_ptr<double>();
+    torch::Tensor t_offsets = torch::zeros({columns + 1}, torch::kLong);
+    torch::Tensor t_row = torch::empty({nnz}, torch::kLong);
+    torch::Tensor t_scale = torch::empty({nnz}, torch::kDouble);
+    int64_t* t_off = t_offsets.data_ptr<int64_t>();
+    int64_t* t_r = t_row.data_ptr<int64_t>();
+    double* t_sc = t_scale.data_ptr<double>();
+    for (int64_t k = 0; k < nnz; ++k) ++t_off[col[k] + 1];
+    for (int64_t c = 0; c < columns; ++c) t_off[c + 1] += t_off[c];
+    std::vector<int64_t> next(t_off, t_off + columns);
+    for (int64_t u = 0; u < rows; ++u) {
+      for (int64_t k = off[u]; k < off[u + 1]; ++k) {
+        const int64_t at = next[static_cast<size_t>(col[k])]++;
+        t_r[at] = u;
+        t_sc[at] = sc[k];
+      }
+    }
+    return {sparse_rows(t_offsets, t_row, t_scale, grad_outputs[0]), torch::Tensor(),
+            torch::Tensor(), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
 torch::Tensor class_change_aggregate(const torch::Tensor& projected, const ClassRows& before,
                                      const ClassRows& after, const ChangeCsr& csr) {
   check_data(projected.dim() == 2 && projected.size(0) == before.sharing.distinct &&
                  projected.size(1) % 3 == 0,
              kWhere, "projected",
              "expected [" + std::to_string(before.sharing.distinct) + ", 3H] for the entries");
+  check_data(projected.scalar_type() == torch::kFloat || projected.scalar_type() == torch::kDouble,
+             kWhere, "projected", "expected float32 or float64");
   check_data(before.slate == after.slate && csr.operand_offsets.size(0) == after.rows + 1 &&
                  csr.user_offsets.size(0) == after.rows + 1,
              kWhere, "classes", "the two levels and the csr disagree on rows or slate");
@@ -222,13 +320,13 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
   const int64_t* rows_of = after.rows_of.data_ptr<int64_t>();
   const int64_t* configs_of = after.configs_of.data_ptr<int64_t>();
   const int64_t* spread = before.sharing.spread.data_ptr<int64_t>();
-  // One sparse matrix [U_after, 3 U_before] over the projected blocks viewed as [3 U_before, H]:
+  // A sparse [U_after, 3 U_before] matrix over the projected blocks viewed as [3 U_before, H]:
   // row 3v + b is block b (self, operand mean, user mean) of entry v.
-  std::vector<int64_t> out_index, in_index;
+  std::vector<int64_t> offsets{0}, column;
   std::vector<double> scale;
+  offsets.reserve(static_cast<size_t>(entries) + 1);
   auto add = [&](int64_t u, int64_t row, int64_t block, double weight) {
-    out_index.push_back(u);
-    in_index.push_back(3 * spread[row * s + configs_of[u]] + block);
+    column.push_back(3 * spread[row * s + configs_of[u]] + block);
     scale.push_back(weight);
   };
   for (int64_t u = 0; u < entries; ++u) {
@@ -236,20 +334,12 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
     if (r < before.rows) add(u, r, 0, 1.0);
     for (int64_t k = op_off[r]; k < op_off[r + 1]; ++k) add(u, op_idx[k], 1, op_scale[r]);
     for (int64_t k = us_off[r]; k < us_off[r + 1]; ++k) add(u, us_idx[k], 2, us_scale[r]);
+    offsets.push_back(static_cast<int64_t>(column.size()));
   }
-  const int64_t nnz = static_cast<int64_t>(scale.size());
-  torch::Tensor indices = torch::empty({2, nnz}, torch::kLong);
-  std::copy(out_index.begin(), out_index.end(), indices[0].data_ptr<int64_t>());
-  std::copy(in_index.begin(), in_index.end(), indices[1].data_ptr<int64_t>());
-  torch::Tensor values = torch::empty({nnz}, torch::kDouble);
-  std::copy(scale.begin(), scale.end(), values.data_ptr<double>());
-  const torch::Tensor matrix =
-      torch::sparse_coo_tensor(indices, values, {entries, 3 * before.sharing.distinct},
-                               torch::TensorOptions().dtype(torch::kDouble))
-          .coalesce();
-  const torch::Tensor blocks =
-      projected.to(torch::kDouble).reshape({3 * before.sharing.distinct, h});
-  return torch::mm(matrix, blocks).to(projected.scalar_type());
+  return SparseRowsFunction::apply(projected.contiguous().view({3 * before.sharing.distinct, h}),
+                                   to_tensor(offsets, torch::kLong),
+                                   to_tensor(column, torch::kLong),
+                                   to_tensor(scale, torch::kDouble));
 }
 
 void set_row_sharing(bool enabled) { sharing_enabled = enabled; }
