@@ -38,6 +38,7 @@ TEST(Threads, OpenBlasKeepsOneThreadUnderLibTorchsPool) {
 #include <ATen/Parallel.h>
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -92,14 +93,17 @@ TEST(RunOnWorkers, OneWorkerRunsInOrderOnTheCaller) {
 }
 
 TEST(RunOnWorkers, RethrowsATasksErrorAfterEveryWorkerStops) {
+  // Every other task takes 10 ms, so starting all 200 would take the other worker about 2 s; the
+  // failure stops it within one task.
   std::atomic<int> started{0};
-  EXPECT_THROW(run_on_workers(100, 3,
+  EXPECT_THROW(run_on_workers(200, 2,
                               [&](int64_t i) {
                                 ++started;
                                 if (i == 2) throw std::runtime_error("task 2 failed");
+                                std::this_thread::sleep_for(std::chrono::milliseconds(10));
                               }),
                std::runtime_error);
-  EXPECT_LT(started, 100);  // the tasks not yet started were skipped
+  EXPECT_LT(started, 200);  // the tasks not yet started were skipped
 }
 
 TEST(RunOnWorkers, WorkersRunInTheCallersGradMode) {
