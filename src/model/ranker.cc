@@ -359,7 +359,14 @@ torch::Tensor RankerImpl::forward_cached(const Slate& slate, bool with_constant,
   if (options_.graph_norm) return head_->forward(dense_states(g, slate)).squeeze(-1).sum(0) + zero;
   const SparseStates states = sparse_states(g, slate, with_constant, cache);
   const int64_t last = states.plan.reach[layers_.size()];
-  torch::Tensor scores = head_->forward(states.reached).squeeze(-1).sum(0);
+  torch::Tensor scores;
+  if (states.entries.defined()) {
+    // By class: the head once per entry, each configuration's score summed over its entries.
+    const torch::Tensor per_entry = head_->forward(states.entries).squeeze(-1);
+    scores = per_entry.index_select(0, states.spread).view({-1, s}).sum(0);
+  } else {
+    scores = head_->forward(states.reached).squeeze(-1).sum(0);
+  }
   if (last < n && with_constant) {
     scores = scores + head_->forward(states.shared.slice(0, last, n)).sum();
   }
@@ -544,8 +551,17 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
     }
     reached = next;
   }
-  if (by_class.classes.defined()) leave_classes();
+  if (by_class.classes.defined()) {
+    states.entries = entries;
+    states.spread = by_class.rows.sharing.spread;
+  }
+  states.slate = s;
   return states;
+}
+
+torch::Tensor RankerImpl::SparseStates::reached_rows() const {
+  if (!entries.defined()) return reached;
+  return entries.index_select(0, spread).view({-1, slate, entries.size(1)});
 }
 
 torch::Tensor RankerImpl::dense_states(const GraphTensors& g, const Slate& slate) {
@@ -597,7 +613,7 @@ torch::Tensor RankerImpl::pooled_states(const GraphTensors& g, const Slate& slat
   if (options_.graph_norm) return dense_states(g, slate).sum(0);
   const SparseStates states = sparse_states(g, slate, /*final_shared=*/true, cache);
   const int64_t last = states.plan.reach[layers_.size()];
-  torch::Tensor pooled = states.reached.sum(0);
+  torch::Tensor pooled = states.reached_rows().sum(0);
   if (last < n) {
     pooled = pooled + states.shared.slice(0, last, n).sum(0, true);
   }

@@ -129,9 +129,15 @@ class RankerImpl : public torch::nn::Module {
   bool per_node_head() const;
   // Propagation through every SAGE layer with the configuration-independent rows shared.
   // Both tensors are in the plan's labels: reached [reach[L], S, H], shared [rows, H].
+  // While configurations still share rows after the last layer, the reached states stay by class:
+  // entries [U, H], one row per (row, class) entry, and spread [reach[L] * S] the entry of each
+  // (row, configuration); reached is then undefined until reached_rows() spreads them.
   struct SparseStates {
     ConfigReachPlan plan;
     torch::Tensor reached, shared;
+    torch::Tensor entries, spread;
+    int64_t slate = 0;
+    torch::Tensor reached_rows() const;
   };
   // final_shared = false skips the last layer's configuration-independent pass and restricts the
   // others to what the reached rows read (ConfigReachPlan::shared_rows); the scores then lack the
