@@ -50,12 +50,22 @@ constexpr int64_t kLayoutValues = 7;  // {-1, 0, ..., 5}
 
 // Layout values in [-1, 5] [..., k] -> one-hot [..., k * 7]: configurations and -1-padded node
 // layouts share this encoding.
+// Written out rather than torch::one_hot, which scans its input twice for the range and then
+// scatters into a 64-bit tensor converted afterwards: about 7% of a --prune 1 training step.
 torch::Tensor one_hot_layout(const torch::Tensor& values) {
-  std::vector<int64_t> shape = values.sizes().vec();
+  const torch::Tensor in = values.to(torch::kFloat).contiguous();
+  std::vector<int64_t> shape = in.sizes().vec();
   shape.back() *= kLayoutValues;
-  return torch::one_hot((values + 1).to(torch::kLong), kLayoutValues)
-      .to(torch::kFloat)
-      .reshape(shape);
+  torch::Tensor out = torch::zeros(shape, torch::kFloat);
+  const float* v = in.data_ptr<float>();
+  float* o = out.data_ptr<float>();
+  for (int64_t i = 0, n = in.numel(); i < n; ++i) {
+    const auto k = static_cast<int64_t>(v[i] + 1.0f);  // -1 (absent) is class 0
+    check_data(k >= 0 && k < kLayoutValues, "model", "layout value",
+               std::to_string(v[i]) + " is outside -1.." + std::to_string(kLayoutValues - 2));
+    o[i * kLayoutValues + k] = 1.0f;
+  }
+  return out;
 }
 
 // f over consecutive parts of at most `chunk` of the slate's configurations, concatenated.

@@ -82,6 +82,26 @@ TEST(RankerDelta, ChangeFromTheSharedStateMatchesDenseForwardAndGradients) {
   }
 }
 
+// Layout values are one-hot encoded over -1..5; anything else is a data error, not a crash.
+TEST_F(RankerTest, LayoutValueOutsideTheEncodingIsAnError) {
+  Ranker model(small_options(data::ConfigKind::Layout));
+  for (float bad : {6.0f, -2.0f}) {
+    Slate slate = layout_slate(3, 5);
+    slate.config_features[1][0][2] = bad;
+    EXPECT_THROW(model->forward(slate), Error) << bad;
+  }
+  // The encoding itself: a slate differing in one value scores differently only there.
+  Slate slate = layout_slate(2, 6);
+  slate.config_features[1] = slate.config_features[0];
+  const torch::Tensor same = model->forward(slate).detach();
+  const float tolerance = 1e-5f * std::abs(same[0].item<float>()) + 1e-6f;
+  EXPECT_NEAR(same[0].item<float>(), same[1].item<float>(), tolerance);
+  slate.config_features[1][0][0] = slate.config_features[0][0][0].item<float>() == 5 ? 4 : 5;
+  const torch::Tensor changed = model->forward(slate).detach();
+  EXPECT_NEAR(changed[0].item<float>(), same[0].item<float>(), tolerance);
+  EXPECT_GT(std::abs(changed[1].item<float>() - same[1].item<float>()), 100 * tolerance);
+}
+
 TEST_F(RankerTest, InferenceInChunksMatchesOneSlate) {
   Ranker model(small_options(data::ConfigKind::Layout));
   Slate slate = layout_slate(40, 8);
