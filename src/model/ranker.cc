@@ -61,8 +61,10 @@ torch::Tensor one_hot_layout(const torch::Tensor& values) {
   float* o = out.data_ptr<float>();
   for (int64_t i = 0, n = in.numel(); i < n; ++i) {
     const auto k = static_cast<int64_t>(v[i] + 1.0f);  // -1 (absent) is class 0
-    check_data(k >= 0 && k < kLayoutValues, "model", "layout value",
-               std::to_string(v[i]) + " is outside -1.." + std::to_string(kLayoutValues - 2));
+    if (k < 0 || k >= kLayoutValues) {
+      throw Error("model", "layout value",
+                  std::to_string(v[i]) + " is outside -1.." + std::to_string(kLayoutValues - 2));
+    }
     o[i * kLayoutValues + k] = 1.0f;
   }
   return out;
