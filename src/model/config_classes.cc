@@ -185,8 +185,9 @@ RowSharing row_sharing(const torch::Tensor& classes) {
       // Ids count in order of first occurrence, so a new class is always the next one.
       if (k == static_cast<int64_t>(representatives.size()) - offset)
         representatives.push_back(r * s + c);
-      check_data(k >= 0 && offset + k < static_cast<int64_t>(representatives.size()), kWhere,
-                 "classes", "ids must count from 0 in order of first occurrence");
+      // Per entry: test first, build the message only on failure.
+      if (k < 0 || offset + k >= static_cast<int64_t>(representatives.size()))
+        throw Error(kWhere, "classes", "ids must count from 0 in order of first occurrence");
       spread[r * s + c] = offset + k;
     }
   }
