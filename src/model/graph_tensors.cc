@@ -33,8 +33,9 @@ void check_csr(const data::Csr& csr, int64_t num_nodes, const std::string& where
              "CSR offsets must have num_nodes + 1 entries (call build_adjacency)");
   check_data(csr.offsets.back() == static_cast<int64_t>(csr.indices.size()), where, name,
              "CSR offsets do not end at the number of indices");
+  // Per index: test first, build the message only on failure.
   for (int32_t v : csr.indices) {
-    check_data(v >= 0 && v < num_nodes, where, name, "neighbour index out of range");
+    if (v < 0 || v >= num_nodes) throw Error(where, name, "neighbour index out of range");
   }
 }
 
@@ -59,7 +60,7 @@ GraphTensors tensors_of(const data::Graph& graph) {
   t.user_offsets = to_int64_tensor(graph.users.offsets);
   t.user_indices = to_int64_tensor(graph.users.indices);
   for (int32_t v : graph.configurable_nodes) {
-    check_data(v >= 0 && v < n, where, "configurable_nodes", "node index out of range");
+    if (v < 0 || v >= n) throw Error(where, "configurable_nodes", "node index out of range");
   }
   t.configurable_nodes = to_int64_tensor(graph.configurable_nodes);
   return t;
@@ -108,10 +109,10 @@ GraphTensors make_graph_tensors(const data::Graph& graph, const GraphFeatureOpti
     if (layout) {
       const std::array<float, 6> padded = data::minus_one_padded_layout(raw);
       for (int64_t k = 0; k < 6; ++k) {
-        check_data(padded[k] >= -1 && padded[k] <= 5 && padded[k] == std::floor(padded[k]), where,
-                   "node_features",
-                   "node " + std::to_string(v) + ": minor_to_major value " +
-                       std::to_string(padded[k]) + " is not an integer in [0, 5]");
+        if (!(padded[k] >= -1 && padded[k] <= 5 && padded[k] == std::floor(padded[k])))
+          throw Error(where, "node_features",
+                      "node " + std::to_string(v) + ": minor_to_major value " +
+                          std::to_string(padded[k]) + " is not an integer in [0, 5]");
         layout[v * 6 + k] = padded[k];
         row[data::kMinorToMajorColumn + k] = 0;  // carried by node_layout instead
       }
@@ -133,9 +134,10 @@ Slate make_slate(const GraphTensors& graph, const data::ConfigView& configs,
   slate.config_indices = config_indices;
   const int64_t s = static_cast<int64_t>(config_indices.size());
   for (int64_t j : config_indices) {
-    check_data(j >= 0 && j < configs.count, where, "config_indices",
-               "configuration " + std::to_string(j) + " out of range [0, " +
-                   std::to_string(configs.count) + ")");
+    if (j < 0 || j >= configs.count)
+      throw Error(where, "config_indices",
+                  "configuration " + std::to_string(j) + " out of range [0, " +
+                      std::to_string(configs.count) + ")");
   }
   if (configs.kind == data::ConfigKind::Tile) {
     check_data(configs.tile != nullptr || s == 0, where, "tile", "no tile configurations");
