@@ -83,6 +83,13 @@ torch::Tensor in_chunks(const Slate& slate, int64_t chunk, F&& f) {
   return torch::cat(parts);
 }
 
+// Class entries [U, H] spread to every (row, configuration) of a slate of s: [rows, s, H], row
+// r's configuration c being entry spread[r * s + c].
+torch::Tensor spread_entries(const torch::Tensor& entries, const torch::Tensor& spread, int64_t s) {
+  const int64_t rows = s > 0 ? spread.size(0) / s : 0;
+  return entries.index_select(0, spread).view({rows, s, entries.size(1)});
+}
+
 // part [k, ...] followed by zero rows up to `total` rows.
 torch::Tensor pad_rows(const torch::Tensor& part, int64_t total) {
   if (total <= part.size(0)) return part.contiguous();
@@ -425,8 +432,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
   }
   torch::Tensor entries;  // by class: [U, H], one row per entry of by_class.rows
   auto leave_classes = [&] {
-    reached = entries.index_select(0, by_class.rows.sharing.spread)
-                  .view({by_class.rows.rows, s, entries.size(1)});
+    reached = spread_entries(entries, by_class.rows.sharing.spread, s);
     by_class.classes = torch::Tensor();
   };
   int64_t first_generic_layer = 1;
@@ -573,7 +579,7 @@ RankerImpl::SparseStates RankerImpl::sparse_states(const GraphTensors& g, const 
 
 torch::Tensor RankerImpl::SparseStates::reached_rows() const {
   if (!entries.defined()) return reached;
-  return entries.index_select(0, spread).view({-1, slate, entries.size(1)});
+  return spread_entries(entries, spread, slate);
 }
 
 torch::Tensor RankerImpl::dense_states(const GraphTensors& g, const Slate& slate) {
