@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <memory>
+#include <mutex>
 #include <numeric>
 
 #include "cli/commands.h"
@@ -15,6 +17,7 @@
 #include "model/graph_tensors.h"
 #include "model/predict.h"
 #include "model/segments.h"
+#include "model/threads.h"
 #include "model/tta.h"
 #include "model/uncertainty.h"
 
@@ -227,43 +230,88 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
   int64_t neural_runs = 0;
   for (const Run* run : scorer.runs) neural_runs += run->xgb ? 0 : 1;
-  std::vector<eval::GraphScores> out;
-  Progress progress("score", c.size(), "graphs");
+  const int64_t graphs = c.size();
+  Progress progress("score", graphs, "graphs");
   Random random(scorer.seed);
+  // The configurations of graph g: all, or a seeded sample, drawn in graph order.
+  std::vector<std::vector<int64_t>> indices(static_cast<size_t>(graphs));
+  auto choose = [&](int64_t g) {
+    std::vector<int64_t>& chosen = indices[g];
+    chosen.resize(static_cast<size_t>(c.configs(g).count));
+    std::iota(chosen.begin(), chosen.end(), 0);
+    if (max_configs > 0 && static_cast<int64_t>(chosen.size()) > max_configs) {
+      random.shuffle(chosen);
+      chosen.resize(max_configs);
+      std::sort(chosen.begin(), chosen.end());
+    }
+  };
+  std::vector<eval::GraphScores> out(static_cast<size_t>(graphs));
+  std::mutex progress_mutex;
+  int64_t done_graphs = 0;
   int64_t total_configs = 0;
-  for (int64_t g = 0; g < c.size(); ++g) {
-    const data::Graph& graph = c.graph(g);
-    data::ConfigView configs = c.configs(g);
-    std::vector<int64_t> indices(configs.count);
-    std::iota(indices.begin(), indices.end(), 0);
-    if (max_configs > 0 && configs.count > max_configs) {
-      random.shuffle(indices);
-      indices.resize(max_configs);
-      std::sort(indices.begin(), indices.end());
-    }
-    eval::GraphScores scores;
-    scores.name = graph.name;
-    if (!scorer.runs.empty()) {
-      std::vector<double> spread(indices.size(), 0.0);
-      const bool want_spread = spreads && scorer.mc_samples > 0;
-      std::vector<std::vector<double>> per_run;
-      for (Run* run : scorer.runs)
-        per_run.push_back(run_scores(scorer, *run, graph, g, configs, indices,
-                                     want_spread ? &spread : nullptr));
-      scores.predicted = eval::combine_scores(per_run, scorer.ensemble);
-      if (want_spread) {
-        for (double& s : spread) s /= static_cast<double>(std::max<int64_t>(1, neural_runs));
-        spreads->push_back(std::move(spread));
-      }
-    } else {
-      scores.predicted = baseline_scores(scorer, configs, indices, random);
-    }
+  auto finish_graph = [&](int64_t g) {
+    const data::ConfigView configs = c.configs(g);
+    eval::GraphScores& scores = out[g];
+    scores.name = c.graph(g).name;
     if (configs.has_runtimes()) {
-      for (int64_t j : indices) scores.measured.push_back(configs.runtimes[j]);
+      for (int64_t j : indices[g]) scores.measured.push_back(configs.runtimes[j]);
     }
-    total_configs += static_cast<int64_t>(indices.size());
-    out.push_back(std::move(scores));
-    progress.update(g + 1, std::to_string(total_configs) + " configs");
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    total_configs += static_cast<int64_t>(indices[g].size());
+    progress.update(++done_graphs, std::to_string(total_configs) + " configs");
+  };
+  if (scorer.runs.empty()) {
+    for (int64_t g = 0; g < graphs; ++g) {  // a baseline's draws follow each graph's sample
+      choose(g);
+      out[g].predicted = baseline_scores(scorer, c.configs(g), indices[g], random);
+      finish_graph(g);
+    }
+    progress.finish(std::to_string(total_configs) + " configs");
+    return out;
+  }
+  // A neural run's scores of a graph depend on nothing but the run and the graph, and not on the
+  // thread count, so the graphs are scored apart, one per core (model::run_on_workers), in eval
+  // mode set once here. MC dropout stays on the calling thread (its draws come from one global
+  // generator, in graph order) and so do XGBoost runs (which have threads of their own); they
+  // score every graph after the others.
+  for (int64_t g = 0; g < graphs; ++g) choose(g);
+  const bool want_spread = spreads && scorer.mc_samples > 0;
+  std::vector<std::vector<std::vector<double>>> per_run(
+      static_cast<size_t>(graphs), std::vector<std::vector<double>>(scorer.runs.size()));
+  std::vector<std::vector<double>> spread(static_cast<size_t>(graphs));
+  for (int64_t g = 0; g < graphs; ++g) spread[g].assign(indices[g].size(), 0.0);
+  std::vector<size_t> apart, in_order;
+  for (size_t r = 0; r < scorer.runs.size(); ++r)
+    (scorer.runs[r]->xgb || scorer.mc_samples > 0 ? in_order : apart).push_back(r);
+  if (!apart.empty()) {
+    std::vector<std::unique_ptr<model::EvalModeGuard>> eval_modes;
+    for (size_t r : apart) eval_modes.push_back(std::make_unique<model::EvalModeGuard>(scorer.runs[r]->ranker));
+    torch::NoGradGuard no_grad;
+    model::run_on_workers(graphs, at::get_num_threads(), [&](int64_t g) {
+      const data::Graph& graph = c.graph(g);
+      const data::ConfigView configs = c.configs(g);
+      for (size_t r : apart)
+        per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g], nullptr);
+      if (in_order.empty()) finish_graph(g);
+    });
+  }
+  if (!in_order.empty()) {
+    for (int64_t g = 0; g < graphs; ++g) {
+      const data::Graph& graph = c.graph(g);
+      const data::ConfigView configs = c.configs(g);
+      for (size_t r : in_order)
+        per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g],
+                                   want_spread ? &spread[g] : nullptr);
+      finish_graph(g);
+    }
+  }
+  for (int64_t g = 0; g < graphs; ++g) {
+    out[g].predicted = eval::combine_scores(per_run[g], scorer.ensemble);
+    per_run[g].clear();
+    if (want_spread) {
+      for (double& s : spread[g]) s /= static_cast<double>(std::max<int64_t>(1, neural_runs));
+      spreads->push_back(std::move(spread[g]));
+    }
   }
   progress.finish(std::to_string(total_configs) + " configs");
   return out;

@@ -31,8 +31,7 @@ std::vector<double> score_configs_by_wins(Ranker& ranker, const GraphTensors& gr
   const int64_t count = static_cast<int64_t>(indices.size());
   if (count == 0) return {};
   torch::NoGradGuard no_grad;
-  const bool was_training = ranker->is_training();
-  ranker->eval();
+  EvalModeGuard eval_mode(ranker);
   std::vector<torch::Tensor> parts;
   RankerImpl::SharedCache cache;  // the chunks share the graph's configuration-independent work
   for (int64_t start = 0; start < count; start += slate_size) {
@@ -57,7 +56,6 @@ std::vector<double> score_configs_by_wins(Ranker& ranker, const GraphTensors& gr
     const torch::Tensor out = scores_from_wins(logits, leave_out).to(torch::kFloat64).contiguous();
     scores.insert(scores.end(), out.data_ptr<double>(), out.data_ptr<double>() + rows);
   }
-  ranker->train(was_training);
   return scores;
 }
 

@@ -22,8 +22,7 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
   if (ranker->options().head == "pairwise")
     return score_configs_by_wins(ranker, graph, configs, indices, slate_size);
   torch::NoGradGuard no_grad;
-  const bool was_training = ranker->is_training();
-  ranker->eval();
+  EvalModeGuard eval_mode(ranker);
   std::vector<double> scores;
   scores.reserve(indices.size());
   // The slates of one graph share its configuration-independent work (exact in eval mode).
@@ -41,7 +40,6 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
     const double* p = out.data_ptr<double>();
     scores.insert(scores.end(), p, p + out.numel());
   }
-  ranker->train(was_training);
   return scores;
 }
 

@@ -10,6 +10,26 @@
 
 namespace graphcost::model {
 
+// Puts the ranker in eval mode for a scope and back in training mode after it, touching the mode
+// only when it was training. Scoring runs on several graphs at once (cli::score_collection,
+// train::validate) with the ranker already in eval mode; a write of the mode there, even of the
+// same value, would be a data race between the threads.
+class EvalModeGuard {
+ public:
+  explicit EvalModeGuard(Ranker& ranker) : ranker_(ranker), was_training_(ranker->is_training()) {
+    if (was_training_) ranker_->eval();
+  }
+  ~EvalModeGuard() {
+    if (was_training_) ranker_->train(true);
+  }
+  EvalModeGuard(const EvalModeGuard&) = delete;
+  EvalModeGuard& operator=(const EvalModeGuard&) = delete;
+
+ private:
+  Ranker& ranker_;
+  bool was_training_;
+};
+
 // config_indices, or every configuration index 0..count-1 when it is empty (the convention of
 // the scoring functions here and in tta.h, uncertainty.h, pairwise_scoring.h).
 std::vector<int64_t> listed_or_all(const std::vector<int64_t>& config_indices, int64_t count);

@@ -46,8 +46,7 @@ std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& g
   random.shuffle(chosen);
   chosen.resize(std::min<size_t>(chosen.size(), static_cast<size_t>(anchors)));
   torch::NoGradGuard no_grad;
-  const bool was_training = ranker->is_training();
-  ranker->eval();
+  EvalModeGuard eval_mode(ranker);
   // Embeddings before attention do not depend on the slate: the graph's configuration-independent
   // work is computed once for the anchors and every chunk.
   RankerImpl::SharedCache cache;
@@ -63,7 +62,6 @@ std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& g
         ranker->scores_anchored(e, anchor_embeddings).to(torch::kFloat64).contiguous();
     scores.insert(scores.end(), out.data_ptr<double>(), out.data_ptr<double>() + out.numel());
   }
-  ranker->train(was_training);
   return scores;
 }
 

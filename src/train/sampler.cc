@@ -35,15 +35,15 @@ int64_t Batch::configs() const {
 
 GraphTensorCache::GraphTensorCache(const data::Collection& collection,
                                    const model::GraphFeatureOptions& features)
-    : collection_(collection), features_(features), tensors_(collection.size()) {}
+    : collection_(collection), features_(features), slots_(new Slot[collection.size()]) {}
 
 const model::GraphTensors& GraphTensorCache::get(int64_t g) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!tensors_[g]) {
-    tensors_[g] =
-        std::make_unique<model::GraphTensors>(model::make_graph_tensors(collection_.graph(g), features_));
-  }
-  return *tensors_[g];
+  Slot& slot = slots_[g];
+  std::call_once(slot.once, [&] {
+    slot.tensors = std::make_unique<model::GraphTensors>(
+        model::make_graph_tensors(collection_.graph(g), features_));
+  });
+  return *slot.tensors;
 }
 
 Sampler::Sampler(const data::Collection& collection, GraphTensorCache& cache,

@@ -49,10 +49,15 @@ class GraphTensorCache {
   const model::GraphTensors& get(int64_t g);
 
  private:
+  // Each graph's tensors are built once, on the first get(g), by the thread that asks first;
+  // threads asking for other graphs meanwhile do not wait (validation builds them one per core).
+  struct Slot {
+    std::once_flag once;
+    std::unique_ptr<model::GraphTensors> tensors;
+  };
   const data::Collection& collection_;
   model::GraphFeatureOptions features_;
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<model::GraphTensors>> tensors_;
+  std::unique_ptr<Slot[]> slots_;
 };
 
 class Sampler {

@@ -77,25 +77,26 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
                         std::vector<GraphPrediction>* predictions) {
   torch::NoGradGuard no_grad;
-  const bool was_training = model->is_training();
-  model->eval();
+  model::EvalModeGuard eval_mode(model);
   const bool tile = valid.id().kind == data::ConfigKind::Tile;
   const std::vector<std::string> names =
       tile ? std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}
            : std::vector<std::string>{"kendall_tau", "opa"};
-  std::vector<double> sums(names.size(), 0);
-  std::vector<int64_t> counts(names.size(), 0);
-  int64_t graphs = 0;
   const int64_t chunk = std::max<int64_t>(1, options.valid_batch);
-  for (int64_t g = 0; g < valid.size(); ++g) {
+  // Graphs are scored apart, one per core (model::run_on_workers: a score does not depend on the
+  // thread count), into slots that are then summed in graph order, so the result is the same
+  // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no values.
+  std::vector<GraphPrediction> scored(static_cast<size_t>(valid.size()));
+  std::vector<std::vector<double>> values(static_cast<size_t>(valid.size()));
+  model::run_on_workers(valid.size(), at::get_num_threads(), [&](int64_t g) {
     const data::ConfigView configs = valid.configs(g);
-    if (!configs.has_runtimes() || configs.count < 2) continue;
+    if (!configs.has_runtimes() || configs.count < 2) return;
     Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
     // <= 0 means every configuration.
     const int64_t sample = options.valid_configs_per_graph > 0 ? options.valid_configs_per_graph : configs.count;
     std::vector<int64_t> indices = sample_without_replacement(random, configs.count, sample);
     std::sort(indices.begin(), indices.end());
-    GraphPrediction prediction;
+    GraphPrediction& prediction = scored[g];
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
     // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
@@ -117,22 +118,26 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
     const auto& p = prediction.predicted;
     const auto& m = prediction.measured;
-    const std::vector<double> values =
-        tile ? std::vector<double>{eval::top_k_error(p, m, 1), eval::top_k_error(p, m, 5),
-                                   eval::top_k_error(p, m, 10), eval::tile_score(p, m)}
-             : std::vector<double>{eval::kendall_tau(p, m), eval::ordered_pair_accuracy(p, m)};
-    for (size_t i = 0; i < values.size(); ++i) {
+    values[g] = tile ? std::vector<double>{eval::top_k_error(p, m, 1), eval::top_k_error(p, m, 5),
+                                           eval::top_k_error(p, m, 10), eval::tile_score(p, m)}
+                     : std::vector<double>{eval::kendall_tau(p, m), eval::ordered_pair_accuracy(p, m)};
+    prediction.config_indices = std::move(indices);
+  });
+  std::vector<double> sums(names.size(), 0);
+  std::vector<int64_t> counts(names.size(), 0);
+  int64_t graphs = 0;
+  for (int64_t g = 0; g < valid.size(); ++g) {
+    if (values[g].empty()) continue;
+    for (size_t i = 0; i < names.size(); ++i) {
       // Undefined per-graph values (constant predictions or runtimes) are left out of the mean.
-      if (std::isfinite(values[i])) {
-        sums[i] += values[i];
+      if (std::isfinite(values[g][i])) {
+        sums[i] += values[g][i];
         ++counts[i];
       }
     }
     ++graphs;
-    prediction.config_indices = std::move(indices);
-    if (predictions) predictions->push_back(std::move(prediction));
+    if (predictions) predictions->push_back(std::move(scored[g]));
   }
-  if (was_training) model->train();
   nlohmann::json result = {{"valid_graphs", graphs}};
   for (size_t i = 0; i < names.size(); ++i) {
     const double mean = mean_or_nan(sums[i], counts[i]);

@@ -34,7 +34,8 @@ struct GraphPrediction {
 // Means over the graphs of valid (those with runtimes and >= 2 configurations) on a fixed
 // seeded sample of options.valid_configs_per_graph configurations each. Layout: kendall_tau,
 // opa; tile: top1_error, top5_error, top10_error, tile_score; plus valid_graphs (the count).
-// Per-graph predictions go to *predictions when given.
+// Per-graph predictions go to *predictions when given. The graphs are scored one per core
+// (the count LibTorch is set to), and the result does not depend on that count.
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
                         std::vector<GraphPrediction>* predictions = nullptr);

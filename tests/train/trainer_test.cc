@@ -8,6 +8,11 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "eval/metrics.h"
+#include "model/predict.h"
+#include "model/threads.h"
+#include "model/tta.h"
+#include "train/sampler.h"
 #include "test_collection.h"
 #include "train/checkpoint.h"
 
@@ -196,6 +201,62 @@ TEST(Trainer, LayoutWeightsDoNotDependOnTheThreadCount) {
       EXPECT_TRUE(torch::equal(item.value(), theirs[item.key()])) << run << " " << item.key();
   }
   for (const std::string& dir : dirs) fs::remove_all(dir);
+}
+
+// Validation scores its graphs one per core and sums their metrics in graph order: the result
+// is the same for any thread count, and each graph's scores are those it gets scored alone.
+TEST(Trainer, ValidationDoesNotDependOnTheThreadCount) {
+  for (const bool attention : {false, true}) {
+    for (const data::ConfigKind kind : {data::ConfigKind::Layout, data::ConfigKind::Tile}) {
+      SCOPED_TRACE(std::string(kind == data::ConfigKind::Tile ? "tile" : "layout") +
+                   (attention ? " with attention" : ""));
+      auto valid_set = make_test_collection(kind, 5, 9, 21, "valid");
+      TrainOptions options = small_options();
+      options.valid_batch = 4;
+      options.model.kind = kind;
+      options.model.attention = attention;
+      torch::manual_seed(5);
+      model::Ranker ranker(resolve_model_options(options.model, *valid_set));
+      GraphTensorCache cache(*valid_set);
+      std::vector<nlohmann::json> results;
+      std::vector<std::vector<GraphPrediction>> predictions(3);
+      for (int threads : {1, 2, 3}) {
+        model::set_threads(threads);
+        results.push_back(validate(ranker, *valid_set, cache, options, &predictions[threads - 1]));
+      }
+      model::set_threads(1);
+      EXPECT_TRUE(ranker->is_training());  // put back as it was
+      ASSERT_EQ(results[0]["valid_graphs"], 5);
+      ASSERT_EQ(predictions[0].size(), 5u);
+      double tau_sum = 0;
+      for (int64_t g = 0; g < 5; ++g) {
+        const GraphPrediction& p = predictions[0][g];
+        EXPECT_EQ(p.graph, valid_set->graph(g).name);
+        ASSERT_EQ(p.config_indices.size(), 8u);
+        // The reference: graph g scored on its own, on the calling thread.
+        ranker->eval();
+        const std::vector<double> alone =
+            attention ? model::score_configs_anchored(ranker, cache.get(g), valid_set->configs(g),
+                                                      p.config_indices, options.valid_batch,
+                                                      options.slate_size - 1,
+                                                      (options.seed ^ 0x76616c6964ULL) + g)
+                      : model::score_configs(ranker, cache.get(g), valid_set->configs(g),
+                                             p.config_indices, options.valid_batch);
+        ranker->train();
+        EXPECT_EQ(p.predicted, alone) << g;
+        tau_sum += eval::kendall_tau(p.predicted, p.measured);
+        for (int run = 1; run < 3; ++run) {
+          EXPECT_EQ(predictions[run][g].config_indices, p.config_indices) << run << " " << g;
+          EXPECT_EQ(predictions[run][g].predicted, p.predicted) << run << " " << g;
+        }
+      }
+      if (kind == data::ConfigKind::Layout) {
+        EXPECT_DOUBLE_EQ(results[0]["kendall_tau"].get<double>(), tau_sum / 5);
+      }
+      EXPECT_EQ(results[1], results[0]);
+      EXPECT_EQ(results[2], results[0]);
+    }
+  }
 }
 
 TEST(Trainer, StopRequestSavesACheckpointAndNoModel) {
