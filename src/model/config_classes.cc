@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "model/scaled_add.h"
+#include "model/tensor_from.h"
 
 namespace graphcost::model {
 
@@ -249,13 +250,6 @@ torch::Tensor sparse_rows(const torch::Tensor& offsets, const torch::Tensor& col
   return out;
 }
 
-template <typename T>
-torch::Tensor to_tensor(const std::vector<T>& values, torch::Dtype dtype) {
-  torch::Tensor out = torch::empty({static_cast<int64_t>(values.size())}, dtype);
-  std::copy(values.begin(), values.end(), out.data_ptr<T>());
-  return out;
-}
-
 // blocks [columns, H] -> [rows, H] through a sparse matrix in CSR form; the backward multiplies
 // by its transpose, built then (a stable counting sort of the entries by column, so its sums also
 // run in a fixed order).
@@ -338,9 +332,9 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
     offsets.push_back(static_cast<int64_t>(column.size()));
   }
   return SparseRowsFunction::apply(projected.contiguous().view({3 * before.sharing.distinct, h}),
-                                   to_tensor(offsets, torch::kLong),
-                                   to_tensor(column, torch::kLong),
-                                   to_tensor(scale, torch::kDouble));
+                                   tensor_from(offsets),
+                                   tensor_from(column),
+                                   tensor_from(scale, torch::kDouble));
 }
 
 void set_row_sharing(bool enabled) { sharing_enabled = enabled; }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "model/tensor_from.h"
 
 namespace graphcost::model {
 
@@ -13,12 +14,6 @@ struct CsrVectors {
   std::vector<int64_t> offsets;
   std::vector<int64_t> indices;
 };
-
-torch::Tensor to_tensor(const std::vector<int64_t>& values) {
-  torch::Tensor t = torch::empty({static_cast<int64_t>(values.size())}, torch::kLong);
-  std::copy(values.begin(), values.end(), t.data_ptr<int64_t>());
-  return t;
-}
 
 // The CSR (offsets, indices) relabelled: row r is node order[r], entries map through label_of.
 CsrVectors relabel(const torch::Tensor& offsets, const torch::Tensor& indices,
@@ -52,8 +47,8 @@ CsrVectors restrict_rows(const CsrVectors& csr, int64_t rows, int64_t limit) {
 
 // csr as a pair of int64 tensors.
 void set_csr(const CsrVectors& csr, torch::Tensor& offsets, torch::Tensor& indices) {
-  offsets = to_tensor(csr.offsets);
-  indices = to_tensor(csr.indices);
+  offsets = tensor_from(csr.offsets);
+  indices = tensor_from(csr.indices);
 }
 
 // The operand and user CSRs of output rows [0, rows) reading input rows [0, inputs), and their
@@ -139,12 +134,12 @@ ConfigReachPlan plan_config_reach(const GraphTensors& graph, int64_t num_layers,
   for (int64_t h = 1; h <= depth; ++h) within[h] += within[h - 1];
   ConfigReachPlan plan;
   plan.reach.assign(within.begin(), within.begin() + num_layers + 2);
-  plan.order = to_tensor(order);
+  plan.order = tensor_from(order);
   std::vector<int64_t> positions;
   if (!every_node_configured) {
     for (int64_t r = 0; r < plan.reach[0]; ++r) positions.push_back(position_of[order[r]]);
   }
-  plan.config_position = to_tensor(positions);
+  plan.config_position = tensor_from(positions);
 
   const CsrVectors operands =
       relabel(graph.operand_offsets, graph.operand_indices, order, label_of);

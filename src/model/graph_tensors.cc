@@ -8,24 +8,11 @@
 
 #include "core/error.h"
 #include "data/input_features.h"
+#include "model/tensor_from.h"
 
 namespace graphcost::model {
 
 namespace {
-
-torch::Tensor to_int64_tensor(const std::vector<int32_t>& values) {
-  torch::Tensor t = torch::empty({static_cast<int64_t>(values.size())}, torch::kLong);
-  int64_t* out = t.data_ptr<int64_t>();
-  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
-  return t;
-}
-
-torch::Tensor to_int64_tensor(const std::vector<int64_t>& values) {
-  torch::Tensor t = torch::empty({static_cast<int64_t>(values.size())}, torch::kLong);
-  if (!values.empty())
-    std::memcpy(t.data_ptr<int64_t>(), values.data(), values.size() * sizeof(int64_t));
-  return t;
-}
 
 void check_csr(const data::Csr& csr, int64_t num_nodes, const std::string& where,
                const std::string& name) {
@@ -54,15 +41,15 @@ GraphTensors tensors_of(const data::Graph& graph) {
   const int64_t n = graph.num_nodes;
   GraphTensors t;
   t.num_nodes = n;
-  t.opcodes = to_int64_tensor(graph.opcodes);
-  t.operand_offsets = to_int64_tensor(graph.operands.offsets);
-  t.operand_indices = to_int64_tensor(graph.operands.indices);
-  t.user_offsets = to_int64_tensor(graph.users.offsets);
-  t.user_indices = to_int64_tensor(graph.users.indices);
+  t.opcodes = tensor_from(graph.opcodes);
+  t.operand_offsets = tensor_from(graph.operands.offsets);
+  t.operand_indices = tensor_from(graph.operands.indices);
+  t.user_offsets = tensor_from(graph.users.offsets);
+  t.user_indices = tensor_from(graph.users.indices);
   for (int32_t v : graph.configurable_nodes) {
     if (v < 0 || v >= n) throw Error(where, "configurable_nodes", "node index out of range");
   }
-  t.configurable_nodes = to_int64_tensor(graph.configurable_nodes);
+  t.configurable_nodes = tensor_from(graph.configurable_nodes);
   return t;
 }
 
