@@ -1,5 +1,11 @@
 #include "train/batch_gradient.h"
 
+#include <algorithm>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "core/error.h"
 #include "model/threads.h"
 
@@ -9,36 +15,66 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                      const std::function<torch::Tensor(int64_t)>& slate_loss,
                                      const std::vector<torch::Tensor>& parameters) {
   check_data(num_slates > 0, "training", "batch", "no slates to average the loss over");
-  const auto count = static_cast<size_t>(num_slates);
-  std::vector<torch::Tensor> losses(count);
-  std::vector<std::vector<torch::Tensor>> gradients(count);
+  // Slates finish in any order, but their gradients are added in slate order as soon as every
+  // earlier slate's are: a finished slate waits in `pending` until then. A worker starts slate i
+  // only once i < added + window, so at most `window` slates' gradients are held at once however
+  // many slates the batch has (held until the end, they grew the step's memory with the batch:
+  // 3 GB at 2,000 slates of AlexNet).
+  const int64_t window = 2 * std::max(workers, 1);
+  std::mutex mutex;
+  std::condition_variable may_start;
+  int64_t added = 0;
+  bool failed = false;
+  std::map<int64_t, std::pair<torch::Tensor, std::vector<torch::Tensor>>> pending;
+  torch::Tensor total;
+  std::vector<torch::Tensor> sums(parameters.size());
   model::run_on_workers(num_slates, workers, [&](int64_t i) {
-    const auto slate = static_cast<size_t>(i);
-    const torch::Tensor loss = slate_loss(i);
-    losses[slate] = loss.detach();
-    // The share of this slate in the mean, differentiated as the whole batch's mean would be.
-    const torch::Tensor share = loss / static_cast<double>(num_slates);
-    gradients[slate] = share.requires_grad()
-                           ? torch::autograd::grad({share}, parameters, /*grad_outputs=*/{},
-                                                   /*retain_graph=*/false, /*create_graph=*/false,
-                                                   /*allow_unused=*/true)
-                           : std::vector<torch::Tensor>(parameters.size());
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      may_start.wait(lock, [&] { return i < added + window || failed; });
+      if (failed) return;  // an earlier slate threw: run_on_workers rethrows its error
+    }
+    torch::Tensor loss;
+    std::vector<torch::Tensor> gradients;
+    try {
+      loss = slate_loss(i);
+      // The share of this slate in the mean, differentiated as the whole batch's mean would be.
+      const torch::Tensor share = loss / static_cast<double>(num_slates);
+      gradients = share.requires_grad()
+                      ? torch::autograd::grad({share}, parameters, /*grad_outputs=*/{},
+                                              /*retain_graph=*/false, /*create_graph=*/false,
+                                              /*allow_unused=*/true)
+                      : std::vector<torch::Tensor>(parameters.size());
+    } catch (...) {
+      // Slates waiting for this one to be added would wait for ever: wake them to stop.
+      std::lock_guard<std::mutex> lock(mutex);
+      failed = true;
+      may_start.notify_all();
+      throw;
+    }
+    torch::NoGradGuard no_grad;
+    std::lock_guard<std::mutex> lock(mutex);
+    pending.emplace(i, std::make_pair(loss.detach(), std::move(gradients)));
+    for (auto next = pending.find(added); next != pending.end(); next = pending.find(added)) {
+      const torch::Tensor& slate_total = next->second.first;
+      total = total.defined() ? total + slate_total : torch::zeros({}) + slate_total;
+      for (size_t p = 0; p < parameters.size(); ++p) {
+        const torch::Tensor& g = next->second.second[p];
+        if (g.defined()) sums[p] = sums[p].defined() ? sums[p] + g : g;
+      }
+      pending.erase(next);
+      ++added;
+    }
+    may_start.notify_all();
   });
   torch::NoGradGuard no_grad;
-  torch::Tensor total = torch::zeros({});
-  for (const torch::Tensor& loss : losses) total = total + loss;
   for (size_t p = 0; p < parameters.size(); ++p) {
-    torch::Tensor sum;
-    for (const std::vector<torch::Tensor>& slate : gradients) {
-      const torch::Tensor& g = slate[p];
-      if (g.defined()) sum = sum.defined() ? sum + g : g;
-    }
-    if (!sum.defined()) continue;
+    if (!sums[p].defined()) continue;
     torch::Tensor& grad = parameters[p].mutable_grad();
     if (grad.defined()) {
-      grad.add_(sum);
+      grad.add_(sums[p]);
     } else {
-      grad = sum.clone();
+      grad = sums[p].clone();
     }
   }
   return total / static_cast<double>(num_slates);

@@ -13,8 +13,9 @@ namespace graphcost::train {
 // The mean of slate_loss(0), ..., slate_loss(num_slates - 1), returned detached, with its gradient
 // added to the parameters' gradients. Each slate's forward (slate_loss) and backward run on one of
 // `workers` threads (model::run_on_workers), so a step holds one slate's activations per worker
-// instead of every slate's at once. The slates' gradients are summed in slate order: the result is
-// the same for any number of workers. slate_loss must be safe to call from several threads at
+// instead of every slate's at once, and at most 2 * workers slates' gradients: they are summed in
+// slate order as soon as the earlier slates' are, so the result is the same for any number of
+// workers, and the memory does not grow with the number of slates. slate_loss must be safe to call from several threads at
 // once: no random draws (their order would depend on timing), no state kept between slates.
 torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                      const std::function<torch::Tensor(int64_t)>& slate_loss,

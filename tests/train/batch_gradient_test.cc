@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "../model/options_testing.h"
 #include "../model/random_graph.h"
@@ -41,6 +45,17 @@ class BatchGradientTest : public ::testing::Test {
     for (const torch::Tensor& p : parameters) out.push_back(p.grad().clone());
     return out;
   }
+  // The parameters' gradients are close to expected (one backward of the batch mean) and, summed
+  // in slate order, the same bits as the first worker count's (kept in *first).
+  void expect_gradients(const std::vector<torch::Tensor>& expected,
+                        std::vector<torch::Tensor>& first) {
+    const std::vector<torch::Tensor> got = gradients();
+    for (size_t p = 0; p < got.size(); ++p) {
+      EXPECT_TRUE(torch::allclose(got[p], expected[p], 1e-4, 1e-6)) << "parameter " << p;
+      if (!first.empty()) EXPECT_TRUE(torch::equal(got[p], first[p])) << "parameter " << p;
+    }
+    if (first.empty()) first = got;
+  }
   void zero() {
     for (const torch::Tensor& p : parameters) {
       if (p.grad().defined()) p.mutable_grad().zero_();
@@ -69,14 +84,63 @@ TEST_F(BatchGradientTest, MatchesOneBackwardOfTheMeanForAnyWorkerCount) {
         mean_loss_and_gradient(3, workers, [&](int64_t i) { return slate_loss(i); }, parameters);
     EXPECT_FALSE(mean.requires_grad());
     EXPECT_NEAR(mean.item<double>(), total.item<double>(), 1e-6 * std::abs(total.item<double>()));
-    const std::vector<torch::Tensor> got = gradients();
-    for (size_t p = 0; p < got.size(); ++p) {
-      EXPECT_TRUE(torch::allclose(got[p], expected[p], 1e-4, 1e-6)) << "parameter " << p;
-      // Summed in slate order: the same bits whatever the number of workers.
-      if (!one_worker.empty()) EXPECT_TRUE(torch::equal(got[p], one_worker[p])) << "parameter " << p;
-    }
-    if (one_worker.empty()) one_worker = got;
+    expect_gradients(expected, one_worker);
   }
+}
+
+// Many slates: a worker waits before starting slate i until slate i - 2 * workers has been
+// added, so few gradients are held at once; the sum is still in slate order.
+TEST_F(BatchGradientTest, ManySlatesAreAddedInOrderWithFewHeldAtOnce) {
+  constexpr int64_t kSlates = 24;
+  torch::Tensor total = torch::zeros({});
+  for (int64_t i = 0; i < kSlates; ++i) total = total + slate_loss(i % 3);
+  total = total / static_cast<double>(kSlates);
+  zero();
+  total.backward();
+  const std::vector<torch::Tensor> expected = gradients();
+  std::vector<torch::Tensor> one_worker;
+  for (int workers : {1, 2, 3}) {
+    SCOPED_TRACE(workers);
+    zero();
+    std::mutex mutex;
+    std::vector<bool> finished(kSlates, false);
+    bool started_too_early = false;
+    const torch::Tensor mean = mean_loss_and_gradient(
+        kSlates, workers,
+        [&](int64_t i) {
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            const int64_t must_be_done = i - 2 * workers;
+            if (must_be_done >= 0 && !finished[must_be_done]) started_too_early = true;
+          }
+          // Slate 0 is slow, so without the wait the other workers would run far ahead of it.
+          if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          torch::Tensor loss = slate_loss(i % 3);
+          std::lock_guard<std::mutex> lock(mutex);
+          finished[i] = true;
+          return loss;
+        },
+        parameters);
+    EXPECT_FALSE(started_too_early);
+    EXPECT_NEAR(mean.item<double>(), total.item<double>(), 1e-6 * std::abs(total.item<double>()));
+    expect_gradients(expected, one_worker);
+  }
+}
+
+// A slow slate that throws while later slates wait for it to be added: the error reaches the
+// caller and nothing waits for ever.
+TEST_F(BatchGradientTest, AnErrorWhileOthersWaitReachesTheCaller) {
+  EXPECT_THROW(mean_loss_and_gradient(
+                   24, 2,
+                   [&](int64_t i) -> torch::Tensor {
+                     if (i == 0) {
+                       std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       throw Error("slate 0: bad runtimes");
+                     }
+                     return slate_loss(i % 3);
+                   },
+                   parameters),
+               Error);
 }
 
 TEST_F(BatchGradientTest, AddsToTheGradientsAlreadyThere) {
