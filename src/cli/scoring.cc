@@ -231,7 +231,14 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   int64_t neural_runs = 0;
   for (const Run* run : scorer.runs) neural_runs += run->xgb ? 0 : 1;
   const int64_t graphs = c.size();
-  Progress progress("score", graphs, "graphs");
+  // Which runs score the graphs apart, one per core, and which on the calling thread (below).
+  std::vector<size_t> apart, in_order;
+  for (size_t r = 0; r < scorer.runs.size(); ++r)
+    (scorer.runs[r]->xgb || scorer.mc_samples > 0 ? in_order : apart).push_back(r);
+  // A mixed ensemble passes over the graphs twice; the progress line counts both passes.
+  const bool two_passes = !apart.empty() && !in_order.empty();
+  Progress progress("score", two_passes ? 2 * graphs : graphs,
+                    two_passes ? "graph passes" : "graphs");
   Random random(scorer.seed);
   // The configurations of graph g: all, or a seeded sample, drawn in graph order.
   std::vector<std::vector<int64_t>> indices(static_cast<size_t>(graphs));
@@ -247,24 +254,27 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   };
   std::vector<eval::GraphScores> out(static_cast<size_t>(graphs));
   std::mutex progress_mutex;
-  int64_t done_graphs = 0;
+  int64_t done = 0;
   int64_t total_configs = 0;
-  auto finish_graph = [&](int64_t g) {
-    const data::ConfigView configs = c.configs(g);
-    eval::GraphScores& scores = out[g];
-    scores.name = c.graph(g).name;
-    if (configs.has_runtimes()) {
-      for (int64_t j : indices[g]) scores.measured.push_back(configs.runtimes[j]);
+  // One pass over graph g is done; after the last pass its names and runtimes are filled in.
+  auto pass_done = [&](int64_t g, bool last_pass) {
+    if (last_pass) {
+      const data::ConfigView configs = c.configs(g);
+      eval::GraphScores& scores = out[g];
+      scores.name = c.graph(g).name;
+      if (configs.has_runtimes()) {
+        for (int64_t j : indices[g]) scores.measured.push_back(configs.runtimes[j]);
+      }
     }
     std::lock_guard<std::mutex> lock(progress_mutex);
-    total_configs += static_cast<int64_t>(indices[g].size());
-    progress.update(++done_graphs, std::to_string(total_configs) + " configs");
+    if (last_pass) total_configs += static_cast<int64_t>(indices[g].size());
+    progress.update(++done, std::to_string(total_configs) + " configs");
   };
   if (scorer.runs.empty()) {
     for (int64_t g = 0; g < graphs; ++g) {  // a baseline's draws follow each graph's sample
       choose(g);
       out[g].predicted = baseline_scores(scorer, c.configs(g), indices[g], random);
-      finish_graph(g);
+      pass_done(g, true);
     }
     progress.finish(std::to_string(total_configs) + " configs");
     return out;
@@ -280,9 +290,6 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
       static_cast<size_t>(graphs), std::vector<std::vector<double>>(scorer.runs.size()));
   std::vector<std::vector<double>> spread(static_cast<size_t>(graphs));
   for (int64_t g = 0; g < graphs; ++g) spread[g].assign(indices[g].size(), 0.0);
-  std::vector<size_t> apart, in_order;
-  for (size_t r = 0; r < scorer.runs.size(); ++r)
-    (scorer.runs[r]->xgb || scorer.mc_samples > 0 ? in_order : apart).push_back(r);
   if (!apart.empty()) {
     std::vector<std::unique_ptr<model::EvalModeGuard>> eval_modes;
     for (size_t r : apart) eval_modes.push_back(std::make_unique<model::EvalModeGuard>(scorer.runs[r]->ranker));
@@ -292,7 +299,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
       const data::ConfigView configs = c.configs(g);
       for (size_t r : apart)
         per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g], nullptr);
-      if (in_order.empty()) finish_graph(g);
+      pass_done(g, in_order.empty());
     });
   }
   if (!in_order.empty()) {
@@ -302,7 +309,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
       for (size_t r : in_order)
         per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g],
                                    want_spread ? &spread[g] : nullptr);
-      finish_graph(g);
+      pass_done(g, true);
     }
   }
   for (int64_t g = 0; g < graphs; ++g) {
