@@ -1,7 +1,7 @@
 // eval and predict score a collection's graphs one per core: their output must not depend on
 // --threads. Through the real binary, on small synthetic layout and tile collections, with a
-// neural run alone, an attention run (anchored scores), a neural + XGBoost ensemble, and MC
-// dropout (which stays on one thread).
+// neural run alone, an attention run (anchored scores), a run trained by segments (GST), a neural
+// + XGBoost ensemble, and MC dropout (which stays on one thread).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -44,6 +44,10 @@ class ScoringThreadsCli : public ::testing::Test {
       ASSERT_EQ(run_graphcost(train + " --dropout 0.2 --out " + run(collection, "nn"), &output), 0)
           << output;
       ASSERT_EQ(run_graphcost(train + " --attention --out " + run(collection, "att"), &output), 0)
+          << output;
+      ASSERT_EQ(run_graphcost(train + " --gst-segment-nodes 60 --out " + run(collection, "gst"),
+                              &output),
+                0)
           << output;
       ASSERT_EQ(run_graphcost("xgb train --data " + data() + " --collection " + collection +
                                   " --rounds 5 --threads 1 --out " + run(collection, "xgb"),
@@ -94,7 +98,8 @@ TEST_F(ScoringThreadsCli, PredictAndEvalDoNotDependOnTheThreadCount) {
     const std::string nn = "--model " + run(collection, "nn");
     const std::string att = "--model " + run(collection, "att");
     const std::string mixed = nn + " --model " + run(collection, "xgb") + " " + att;
-    for (const std::string& runs : {nn, att, mixed}) {
+    const std::string gst = "--model " + run(collection, "gst");  // scored by segments
+    for (const std::string& runs : {nn, att, mixed, gst}) {
       SCOPED_TRACE(runs);
       const std::string one = predict(collection, runs, 1);
       // A line per test graph after the header (5 layout, 7 tile graphs).
