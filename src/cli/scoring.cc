@@ -288,11 +288,15 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   const bool want_spread = spreads && scorer.mc_samples > 0;
   std::vector<std::vector<std::vector<double>>> per_run(
       static_cast<size_t>(graphs), std::vector<std::vector<double>>(scorer.runs.size()));
-  std::vector<std::vector<double>> spread(static_cast<size_t>(graphs));
-  for (int64_t g = 0; g < graphs; ++g) spread[g].assign(indices[g].size(), 0.0);
+  std::vector<std::vector<double>> spread(static_cast<size_t>(graphs));  // MC dropout only
+  if (want_spread) {
+    for (int64_t g = 0; g < graphs; ++g) spread[g].assign(indices[g].size(), 0.0);
+  }
   if (!apart.empty()) {
-    std::vector<std::unique_ptr<model::EvalModeGuard>> eval_modes;
-    for (size_t r : apart) eval_modes.push_back(std::make_unique<model::EvalModeGuard>(scorer.runs[r]->ranker));
+    std::vector<std::unique_ptr<model::RankerModeGuard>> eval_modes;
+    for (size_t r : apart)
+      eval_modes.push_back(
+          std::make_unique<model::RankerModeGuard>(scorer.runs[r]->ranker, /*training=*/false));
     torch::NoGradGuard no_grad;
     model::run_on_workers(graphs, at::get_num_threads(), [&](int64_t g) {
       const data::Graph& graph = c.graph(g);

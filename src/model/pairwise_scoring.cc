@@ -31,7 +31,7 @@ std::vector<double> score_configs_by_wins(Ranker& ranker, const GraphTensors& gr
   const int64_t count = static_cast<int64_t>(indices.size());
   if (count == 0) return {};
   torch::NoGradGuard no_grad;
-  EvalModeGuard eval_mode(ranker);
+  RankerModeGuard eval_mode(ranker, /*training=*/false);
   std::vector<torch::Tensor> parts;
   RankerImpl::SharedCache cache;  // the chunks share the graph's configuration-independent work
   for (int64_t start = 0; start < count; start += slate_size) {

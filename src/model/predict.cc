@@ -22,7 +22,7 @@ std::vector<double> score_configs(Ranker& ranker, const GraphTensors& graph,
   if (ranker->options().head == "pairwise")
     return score_configs_by_wins(ranker, graph, configs, indices, slate_size);
   torch::NoGradGuard no_grad;
-  EvalModeGuard eval_mode(ranker);
+  RankerModeGuard eval_mode(ranker, /*training=*/false);
   std::vector<double> scores;
   scores.reserve(indices.size());
   // The slates of one graph share its configuration-independent work (exact in eval mode).

@@ -10,24 +10,26 @@
 
 namespace graphcost::model {
 
-// Puts the ranker in eval mode for a scope and back in training mode after it, touching the mode
-// only when it was training. Scoring runs on several graphs at once (cli::score_collection,
-// train::validate) with the ranker already in eval mode; a write of the mode there, even of the
-// same value, would be a data race between the threads.
-class EvalModeGuard {
+// Puts the ranker in training mode (MC dropout) or eval mode for a scope and back after it,
+// touching the mode only when it differs. Scoring runs on several graphs at once
+// (cli::score_collection, train::validate) with the ranker already in eval mode; a write of the
+// mode there, even of the same value, would be a data race between the threads.
+class RankerModeGuard {
  public:
-  explicit EvalModeGuard(Ranker& ranker) : ranker_(ranker), was_training_(ranker->is_training()) {
-    if (was_training_) ranker_->eval();
+  RankerModeGuard(Ranker& ranker, bool training)
+      : ranker_(ranker), was_training_(ranker->is_training()), changed_(was_training_ != training) {
+    if (changed_) ranker_->train(training);
   }
-  ~EvalModeGuard() {
-    if (was_training_) ranker_->train(true);
+  ~RankerModeGuard() {
+    if (changed_) ranker_->train(was_training_);
   }
-  EvalModeGuard(const EvalModeGuard&) = delete;
-  EvalModeGuard& operator=(const EvalModeGuard&) = delete;
+  RankerModeGuard(const RankerModeGuard&) = delete;
+  RankerModeGuard& operator=(const RankerModeGuard&) = delete;
 
  private:
   Ranker& ranker_;
   bool was_training_;
+  bool changed_;
 };
 
 // config_indices, or every configuration index 0..count-1 when it is empty (the convention of

@@ -46,7 +46,7 @@ std::vector<double> score_configs_anchored(Ranker& ranker, const GraphTensors& g
   random.shuffle(chosen);
   chosen.resize(std::min<size_t>(chosen.size(), static_cast<size_t>(anchors)));
   torch::NoGradGuard no_grad;
-  EvalModeGuard eval_mode(ranker);
+  RankerModeGuard eval_mode(ranker, /*training=*/false);
   // Embeddings before attention do not depend on the slate: the graph's configuration-independent
   // work is computed once for the anchors and every chunk.
   RankerImpl::SharedCache cache;

@@ -45,8 +45,7 @@ ScoreStats mc_dropout_scores(Ranker& ranker, const GraphTensors& graph,
   check_data(slate_size >= 1, "mc dropout", "slate_size", "must be at least 1");
   std::vector<int64_t> indices = listed_or_all(config_indices, configs.count);
   torch::NoGradGuard no_grad;
-  const bool was_training = ranker->is_training();
-  ranker->train();
+  RankerModeGuard dropout_on(ranker, /*training=*/true);
   SeededDefaultGenerator seeded(seed);
   const size_t n = indices.size();
   ScoreStats stats;
@@ -68,7 +67,6 @@ ScoreStats mc_dropout_scores(Ranker& ranker, const GraphTensors& graph,
       }
     }
   }
-  ranker->train(was_training);
   stats.std.resize(n);
   for (size_t i = 0; i < n; ++i) stats.std[i] = std::sqrt(std::max(0.0, squares[i] / samples));
   return stats;

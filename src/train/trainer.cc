@@ -77,7 +77,7 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
                         std::vector<GraphPrediction>* predictions) {
   torch::NoGradGuard no_grad;
-  model::EvalModeGuard eval_mode(model);
+  model::RankerModeGuard eval_mode(model, /*training=*/false);
   const bool tile = valid.id().kind == data::ConfigKind::Tile;
   const std::vector<std::string> names =
       tile ? std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "model/predict.h"
 #include "train/losses.h"
 
 namespace graphcost::tune {
@@ -17,8 +18,7 @@ std::pair<std::vector<double>, std::vector<double>> tune_mc_scores(
   check_data(samples >= 1, "tune", "--mc-samples", "must be at least 1");
   const size_t n = config_indices.size();
   std::vector<double> sum(n, 0.0), sum_squares(n, 0.0);
-  const bool was_training = ranker->is_training();
-  ranker->train(true);
+  model::RankerModeGuard dropout_on(ranker, /*training=*/true);
   // Each configuration is repeated `samples` times in one slate: dropout draws its mask per
   // element, so the copies are independent passes, and one forward replaces `samples`. Autograd
   // stays on (results detached) because the ranker splits gradient-free slates into chunks of
@@ -41,7 +41,6 @@ std::pair<std::vector<double>, std::vector<double>> tune_mc_scores(
       }
     }
   }
-  ranker->train(was_training);
   std::vector<double> mean(n), std(n);
   for (size_t i = 0; i < n; ++i) {
     mean[i] = sum[i] / samples;
