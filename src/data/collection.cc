@@ -63,7 +63,8 @@ bool is_record_file(const fs::path& p) { return p.extension() == ".npz" || p.ext
 std::vector<GraphRecord> read_record_file(const std::string& file, const LoadOptions& options) {
   if (fs::path(file).extension() == ".pb") {
     return io::read_tuning_records(
-        file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard);
+        file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard,
+        options.strict_opcodes ? io::UnknownOpcodes::Refuse : io::UnknownOpcodes::Warn);
   }
   std::vector<GraphRecord> records;
   records.push_back(io::read_tpugraphs_npz(file));

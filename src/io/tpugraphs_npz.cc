@@ -1,5 +1,6 @@
 #include "io/tpugraphs_npz.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "core/error.h"
@@ -10,6 +11,14 @@ namespace graphcost::io {
 namespace {
 
 constexpr int kAnyRank = -1;
+
+// A value for a message, whatever it is: casting a NaN or huge double to an integer to print
+// it is undefined behaviour, so it is printed as a double ("0", "-3", "nan", "1e+300").
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 // Reads the keys of one file with shape and dtype checks that name the file and key.
 class RecordReader {
@@ -67,7 +76,7 @@ class RecordReader {
         if (!(divisor[j] > 0))
           throw Error(path_, "config_runtime_normalizers",
                       "configuration " + std::to_string(j) + " has normaliser " +
-                          std::to_string(static_cast<int64_t>(divisor[j])) + " (must be positive)");
+                          number_text(divisor[j]) + " (must be positive)");
         out[j] /= divisor[j];
       }
     }
@@ -117,6 +126,34 @@ void read_graph(const RecordReader& reader, const std::string& path, data::Graph
   }
 }
 
+// graphcost's own keys, written by `split` so a Kernel Tuner split keeps what its cache said:
+// config_failed (uint8, one per configuration, 1 = failed) and default_config (int64, shape
+// (1,), -1 when unknown). Files without them (the released dataset) have no failures and no
+// known default.
+void read_failures(const RecordReader& reader, const std::string& path,
+                   data::ConfigTable& configs) {
+  if (reader.has("config_failed")) {
+    NpyArray failed = reader.read("config_failed", 1, true);
+    reader.expect_dim("config_failed", failed, 0, configs.count, "one per configuration");
+    std::vector<uint8_t> flags = reader.values<uint8_t>("config_failed", failed);
+    bool any = false;
+    for (uint8_t f : flags) {
+      check_data(f <= 1, path, "config_failed", "flag " + std::to_string(f) + " is not 0 or 1");
+      any = any || f != 0;
+    }
+    if (any) configs.failed = std::move(flags);
+  }
+  if (reader.has("default_config")) {
+    NpyArray index = reader.read("default_config", 1, true);
+    reader.expect_dim("default_config", index, 0, 1, "one index");
+    configs.default_config = reader.values<int64_t>("default_config", index)[0];
+    check_data(configs.default_config >= -1 && configs.default_config < configs.count, path,
+               "default_config",
+               "index " + std::to_string(configs.default_config) + " outside [-1, " +
+                   std::to_string(configs.count) + ")");
+  }
+}
+
 void read_tile(const RecordReader& reader, data::ConfigTable& configs) {
   NpyArray feat = reader.read("config_feat", 2, false);
   configs.kind = data::ConfigKind::Tile;
@@ -163,6 +200,7 @@ data::GraphRecord read_tpugraphs_npz(const std::string& path) {
   } else {
     read_layout(reader, record.graph, record.configs);
   }
+  read_failures(reader, path, record.configs);
   record.graph.build_adjacency();
   return record;
 }
@@ -230,6 +268,13 @@ void write_tpugraphs_npz(const std::string& path, const data::GraphRecord& recor
     check_count(path, "config_runtime_normalizers", runtimes.normalizer_ns.size(), c,
                 "one per configuration");
     writer.add("config_runtime_normalizers", make_array(runtimes.normalizer_ns, {c}));
+  }
+  if (!configs.failed.empty()) {
+    check_count(path, "config_failed", configs.failed.size(), c, "one per configuration");
+    writer.add("config_failed", make_array(configs.failed, {c}));
+  }
+  if (configs.default_config >= 0) {
+    writer.add("default_config", make_array(std::vector<int64_t>{configs.default_config}, {1}));
   }
   writer.commit();
 }
