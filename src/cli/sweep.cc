@@ -39,6 +39,7 @@ struct SweepCommand {
   int64_t jobs = 1;
   int threads = 0;
   bool dry_run = false;
+  std::string baseline;  // combination id or name the others are compared with, by seed
 };
 
 // One (combination, seed) pair and where its files live.
@@ -160,6 +161,8 @@ void run(const SweepCommand& c) {
       throw Error(c.grid, combination.id + " (" + combination.name + ")", e.what());
     }
   }
+  // An unknown --baseline is an error now, not after every run has trained.
+  sweep::summarise(combinations, {}, c.baseline);
   if (c.dry_run) {
     for (const auto& combination : combinations)
       std::printf("%s  %s\n", combination.id.c_str(), combination.name.c_str());
@@ -262,7 +265,7 @@ void run(const SweepCommand& c) {
 
   std::vector<sweep::RunResult> results;
   for (const PlannedRun& r : runs) results.push_back(read_status(r));
-  const sweep::Summary summary = sweep::summarise(combinations, results);
+  const sweep::Summary summary = sweep::summarise(combinations, results, c.baseline);
   const std::string markdown = sweep::to_markdown(summary);
   write_file_atomically((out / "results.md").string(), markdown);
   write_file_atomically((out / "results.csv").string(), sweep::to_csv(summary));
@@ -300,6 +303,9 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--threads", options->threads, "Threads shared by the jobs (0 = all cores)")
       ->capture_default_str();
   cmd->add_flag("--dry-run", options->dry_run, "List the combinations and stop");
+  cmd->add_option("--baseline", options->baseline,
+                  "Combination (id or name) the others are compared with: the tables get, per "
+                  "metric, the difference paired by seed with its 95% t interval");
   cmd->callback([options] {
     check_data(options->dry_run || !options->out.empty(), "sweep", "--out", "is required");
     run(*options);
