@@ -54,7 +54,8 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 
 // Trains on train_set, validating on valid_set (may be null), writing into run_dir (created
 // when missing). resume: continue from run_dir/checkpoint.pt with its stored options; only
-// iterations and threads are taken from options (so a finished run can be extended).
+// iterations, threads, share_rows and the data paths (data, valid_data) are taken from options
+// (so a finished run can be extended, on other threads, from data that has moved).
 TrainResult train(const TrainOptions& options, const data::Collection& train_set,
                   const data::Collection* valid_set, const std::string& run_dir, bool resume);
 
