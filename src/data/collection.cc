@@ -62,9 +62,9 @@ bool is_record_file(const fs::path& p) { return p.extension() == ".npz" || p.ext
 // The graphs of one file: one for an .npz, one per module for a raw tuning record.
 std::vector<GraphRecord> read_record_file(const std::string& file, const LoadOptions& options) {
   if (fs::path(file).extension() == ".pb") {
+    // Unknown opcodes are warned about, once per file; `graphcost ingest --strict` refuses them.
     return io::read_tuning_records(
-        file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard,
-        options.strict_opcodes ? io::UnknownOpcodes::Refuse : io::UnknownOpcodes::Warn);
+        file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard);
   }
   std::vector<GraphRecord> records;
   records.push_back(io::read_tpugraphs_npz(file));

@@ -86,9 +86,6 @@ struct LoadOptions {
   std::vector<int32_t> prune_seed_opcodes;
   // Raw protobuf records (.pb): append the extended feature columns (docs/ingest.md).
   bool extended_features = false;
-  // Raw protobuf records (.pb): refuse an opcode the dataset does not know, instead of giving
-  // it id 0 with one warning per file.
-  bool strict_opcodes = false;
 };
 
 // The dataset root a folder stands for: the folder itself when it holds npz/, its parent when it
