@@ -3,8 +3,10 @@
 // failure, and `split` writes them into both parts.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "io/tpugraphs_npz.h"
@@ -101,6 +103,29 @@ TEST_F(FailuresCli, SplitWritesFailuresAndDefaultIntoItsParts) {
   EXPECT_EQ(configs, 4);
   EXPECT_EQ(failed, 1);
   EXPECT_EQ(defaults, 1);
+}
+
+TEST_F(FailuresCli, VerifyChecksEveryChecksumAndNamesTheCorruptGraph) {
+  const std::string packed = pack();
+  auto [status, output] = run_graphcost("inspect " + packed + " --verify").pair();
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output, packed + ": 1 graphs, 4 configurations: checksums and records ok\n");
+  // Flip the last byte of the file's only configuration block (a configuration value).
+  std::string bytes;
+  {
+    std::ifstream in(packed, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  uint64_t directory = 0, configs_offset = 0, configs_bytes = 0;
+  std::memcpy(&directory, bytes.data() + 96, 8);  // header.directory_offset
+  std::memcpy(&configs_offset, bytes.data() + directory + 16, 8);
+  std::memcpy(&configs_bytes, bytes.data() + directory + 24, 8);
+  bytes[configs_offset + configs_bytes - 1] ^= 0x20;
+  const std::string bad = dir_.path() + "/bad.gcpack";
+  std::ofstream(bad, std::ios::binary) << bytes;
+  graphcost::testing::expect_error_line(
+      "inspect " + bad + " --verify",
+      {bad + ": graph k_GPU: configuration block checksum mismatch"});
 }
 
 }  // namespace
