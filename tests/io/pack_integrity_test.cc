@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "io/kernel_tuner.h"
 #include "io/pack.h"
+#include "../data/test_records.h"
 #include "temp_dir.h"
 
 namespace graphcost::io {
@@ -124,28 +125,8 @@ TEST(PackVersion, OlderVersionIsRefusedWithAMessageToRePack) {
                "this build reads version 2");
 }
 
-// A layout graph of 4 nodes, 2 configurable, 3 configurations of width 2, with runtimes.
-data::GraphRecord layout_record() {
-  data::GraphRecord r;
-  r.source = "small.npz";
-  data::Graph& g = r.graph;
-  g.name = "small";
-  g.num_nodes = 4;
-  g.feature_width = 2;
-  g.opcodes = {63, 63, 2, 59};
-  g.node_features = {0, 1, 0, 2, 1, 3, 1, 4};
-  g.edges = {2, 0, 2, 1, 3, 2};
-  g.configurable_nodes = {1, 2};
-  g.build_adjacency();
-  data::ConfigTable& t = r.configs;
-  t.kind = data::ConfigKind::Layout;
-  t.count = 3;
-  t.nodes = 2;
-  t.width = 2;
-  t.layout = {0, 1, 1, 0, /**/ -1, -1, 0, 1, /**/ 5, 4, 3, 2};
-  t.runtimes = {30, 20, 10};
-  return r;
-}
+// 4 nodes, 2 configurable, 3 layout configurations of width 2 with runtimes 30, 20, 10.
+data::GraphRecord layout_record() { return data::testing::small_layout_record(); }
 
 class PackCorruption : public ::testing::Test {
  protected:
@@ -213,10 +194,10 @@ TEST_F(PackCorruption, ResealedBadValuesAreCaughtByRecordValidation) {
   bad = flipped_and_resealed(block_.values + 5, 0x10);
   expect_error([&] { PackCollection(bad).graph(0); }, bad + ": graph small: node_config_feat: ",
                "configuration 1, configurable node 0 has layout value -17 (must be in [-1, 5])");
-  // Configuration 2's last value, 2, becomes 2 ^ 0x08 = 10.
+  // Configuration 2's last value, 0, becomes 0 ^ 0x08 = 8.
   bad = flipped_and_resealed(block_.values + 11, 0x08);
   expect_error([&] { PackCollection(bad).graph(0); }, bad + ": graph small: node_config_feat: ",
-               "configuration 2, configurable node 1 has layout value 10");
+               "configuration 2, configurable node 1 has layout value 8");
 }
 
 TEST(PackValidation, PackGraphsGoThroughRecordValidation) {
