@@ -59,6 +59,7 @@ log() { echo "$*" >&2; }
 # run LOG CMD...: runs quietly into LOG; on failure shows LOG's last lines and stops.
 run() {
   local out=$1; shift
+  mkdir -p "$(dirname "$out")"
   "$@" > "$out" 2>&1 || { tail -n 5 "$out" >&2; echo "alexnet_headline: failed: $*" >&2; exit 1; }
 }
 tau() {  # eval --json on stdin -> kendall_tau
@@ -71,8 +72,10 @@ evaluate() {  # DATA SPLIT MODEL... -> tau of the models (their standardised mea
   "$bin" eval "${models[@]}" --data "$data" --split "$split" --collection $c --threads "$threads" \
     --json 2> /dev/null | tau
 }
-gnn() {  # DATA OUT ITERATIONS SEED
-  run "$2.log" "$bin" train --data "$1" --collection $c --graphs-per-batch 1 --slate-size 64 \
+# Training runs validate on nothing (--valid-split ''): choosing is done by `eval` on tune/valid
+# only, and the final runs must not see the test share at all.
+gnn() {  # DATA OUT ITERATIONS SEED   (DATA: a folder holding train/)
+  run "$2.log" "$bin" train --data "$1" --valid-split "" --collection $c --graphs-per-batch 1 --slate-size 64 \
     --iterations "$3" --decay-at $(($3 * 2 / 3)) --seed "$4" --threads "$threads" --out "$2" --overwrite
 }
 xgb() {  # DATA OUT SEED ARGS...
@@ -96,7 +99,7 @@ best_of() {  # lines "tau name" on stdin -> the name of the highest tau (the fir
 log "== selection on the validation carve-out (tune/valid)"
 : > selection.txt
 for it in $gnn_candidates; do
-  [ -f "sel/gnn$it/model.pt" ] || gnn tune/train "sel/gnn$it" "$it" 0
+  [ -f "sel/gnn$it/model.pt" ] || gnn tune "sel/gnn$it" "$it" 0
   echo "$(evaluate tune valid "sel/gnn$it") gnn$it" | tee -a selection.txt >&2
 done
 gnn_best=$(grep ' gnn' selection.txt | best_of)
@@ -104,7 +107,7 @@ gnn_iterations=${gnn_best#gnn}
 for cand in $xgb_candidates; do
   name=${cand%%:*}
   # shellcheck disable=SC2046
-  [ -f "sel/xgb_$name/model.xgb" ] || xgb tune/train "sel/xgb_$name" 0 $(xgb_args "$cand")
+  [ -f "sel/xgb_$name/model.xgb" ] || xgb tune "sel/xgb_$name" 0 $(xgb_args "$cand")
   echo "$(evaluate tune valid "sel/xgb_$name") xgb_$name" | tee -a selection.txt >&2
 done
 ranked=($(grep ' xgb_' selection.txt | sort -s -k1,1gr | awk '{print $2}'))
