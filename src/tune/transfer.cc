@@ -10,7 +10,7 @@ namespace graphcost::tune {
 std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::string& split,
                                           const std::string& exclude_graph,
                                           const DeviceTable& table) {
-  TuneRecords records = open_tune_records(path, split, "", "");
+  TuneRecords records = open_tune_source(path, split);
   std::vector<PriorSpace> out;
   for (int64_t g = 0; g < records.collection->size(); ++g) {
     const std::string& name = records.collection->graph(g).name;
