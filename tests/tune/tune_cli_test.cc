@@ -134,7 +134,9 @@ TEST_F(TuneCli, ReachCountsSeedsThatMissAsBudgetPlusOne) {
     }
     EXPECT_EQ(j[std::string(t.key) + "_seeds"].get<int>(), reached);
     EXPECT_NEAR(j[std::string(t.key) + "_mean_with_misses"].get<double>(), sum_all / 8, 1e-9);
-    if (reached > 0) EXPECT_NEAR(j[t.key].get<double>(), sum_reached / reached, 1e-9);
+    if (reached > 0) {
+      EXPECT_NEAR(j[t.key].get<double>(), sum_reached / reached, 1e-9);
+    }
     if (std::string(t.key) == "reach_1pct") {
       // One optimum in 12, 6 draws: these 8 seeds include both outcomes, so a report that
       // counted every seed as reaching it (or none) fails here.
