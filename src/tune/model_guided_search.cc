@@ -181,4 +181,10 @@ std::vector<int64_t> ModelGuidedStrategy::propose(const SearchSpace&, const Hist
   return out;
 }
 
+std::pair<std::vector<double>, std::vector<double>> ModelGuidedStrategy::score(
+    const History& history, const std::vector<int64_t>& configs) {
+  fit(history);
+  return tune_mc_scores(model_, graph_, configs_, configs, options_.mc_samples);
+}
+
 }  // namespace graphcost::tune
