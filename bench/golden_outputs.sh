@@ -34,6 +34,7 @@ bin=$(realpath "$2")
 work=$3
 python=/usr/bin/python3
 mkdir -p "$work"
+work=$(realpath "$work")
 data="$work/data"
 out="$work/golden"
 runs="$work/runs"
@@ -148,4 +149,7 @@ tune model --graph "$graph" --strategy model --initial 4 --batch 4 --train-steps
 tune model-pretrained --graph "$graph" --strategy model --initial 4 --batch 4 --train-steps 3 \
   --mc-samples 4 --pretrained "$runs/tile-gnn"
 
+# Outputs that name a path (tune's space) name it relative to WORK_DIR, so records made in
+# different folders compare.
+sed -i "s|$work|WORK_DIR|g" "$out"/*
 echo "golden: recorded $(find "$out" -type f | wc -l) files in $out"

@@ -6,6 +6,7 @@
 
 #include "../model/options_testing.h"
 #include "../model/random_graph.h"
+#include "core/random.h"
 #include "model/predict.h"
 #include "model/tta.h"
 
@@ -58,7 +59,7 @@ class ScoreGraphTest : public ::testing::Test {
 };
 
 TEST_F(ScoreGraphTest, PlainAnchoredAndTtaScoresMatchTheCollections) {
-  Run plain, attention;
+  infer::Run plain, attention;
   plain.ranker = make_model(false, 0, 1);
   attention.ranker = make_model(true, 0, 2);
   attention.slate_size = 5;  // anchored by default: 4 anchors
@@ -84,7 +85,7 @@ TEST_F(ScoreGraphTest, DefaultAnchorsAreTheTrainingSlateLessOneForAttentionScore
 }
 
 TEST_F(ScoreGraphTest, AnchoredRunScoresAsTheModelsAnchoredPrimitive) {
-  Run attention;
+  infer::Run attention;
   attention.ranker = make_model(true, 0, 2);
   attention.slate_size = 5;
   Scorer scorer;
@@ -101,7 +102,7 @@ TEST_F(ScoreGraphTest, AnchoredRunScoresAsTheModelsAnchoredPrimitive) {
 }
 
 TEST_F(ScoreGraphTest, McDropoutGivesSpreadsAndTheSameScoresAsTheCollection) {
-  Run first;
+  infer::Run first;
   first.ranker = make_model(false, 0.3, 3);
   Scorer scorer;
   scorer.seed = 5;
@@ -116,7 +117,7 @@ TEST_F(ScoreGraphTest, McDropoutGivesSpreadsAndTheSameScoresAsTheCollection) {
 }
 
 TEST_F(ScoreGraphTest, EnsemblesAndBaselinesMatchTheCollection) {
-  Run a, b;
+  infer::Run a, b;
   a.ranker = make_model(false, 0, 4);
   b.ranker = make_model(false, 0, 5);
   Scorer scorer;
@@ -133,7 +134,7 @@ TEST_F(ScoreGraphTest, EnsemblesAndBaselinesMatchTheCollection) {
 }
 
 TEST_F(ScoreGraphTest, ListedConfigurationsOnly) {
-  Run a;
+  infer::Run a;
   a.ranker = make_model(false, 0, 4);
   Scorer scorer;
   scorer.runs = {&a};
