@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev protobuf-compiler libzip-dev
           zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libmetis-dev libxgboost-dev
           libgoogle-perftools-dev libboost-dev)
+# ccache: CMake uses it when installed, so a rebuild recompiles only what changed.
+packages+=(ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -34,6 +34,15 @@ class OptionBinder {
     });
   }
 
+  // A bool flag of TrainOptions: `--skip-invalid` turns it on.
+  void bind_flag(const std::string& flag, bool train::TrainOptions::*field, const std::string& help) {
+    auto value = std::make_shared<bool>(train::TrainOptions{}.*field);
+    CLI::Option* option = command_->add_flag(flag, *value, help);
+    appliers_.push_back([option, value, field](train::TrainOptions& o) {
+      if (option->count() > 0) o.*field = *value;
+    });
+  }
+
   template <typename T>
   void bind_model(const std::string& flag, T model::ModelOptions::*field, const std::string& help) {
     auto value = std::make_shared<T>(model::ModelOptions{}.*field);
@@ -83,8 +92,6 @@ struct TrainCommand {
   std::string config;
   bool resume = false;
   bool overwrite = false;
-  bool skip_invalid = false;
-  std::vector<std::string> exclude;
   std::unique_ptr<OptionBinder> binder;
   const CLI::Option* collection_option = nullptr;
 };
@@ -144,8 +151,8 @@ void run(const TrainCommand& command) {
   }
   const data::CollectionId id = data::CollectionId::parse(options.collection);
   data::LoadOptions load;
-  load.skip_invalid = command.skip_invalid;
-  load.exclude = command.exclude;
+  load.skip_invalid = options.skip_invalid;
+  load.exclude = options.exclude;
   load.prune_hops = options.prune_hops;
   load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
   std::unique_ptr<data::Collection> train_set =
@@ -196,9 +203,8 @@ void add_train_command(CLI::App& app) {
       "--threads, --share-rows, --data and --valid-data may be given otherwise)");
   sub->add_flag("--overwrite", command->overwrite,
                 "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
-  sub->add_flag("--skip-invalid", command->skip_invalid,
-                "Warn and skip files that fail validation");
-  sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");
+  b.bind_flag("--skip-invalid", &O::skip_invalid, "Warn and skip files that fail validation");
+  b.bind("--exclude", &O::exclude, "Graph names (file stems) to leave out");
   b.bind("--data", &O::data, "Dataset root, collection folder, .npz file or pack");
   b.bind("--collection", &O::collection,
          "Collection id: tile:xla or layout:{xla,nlp}:{default,random} (default: the one a "

@@ -13,11 +13,12 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "eval/metrics.h"
+#include "eval/summary.h"
+#include "infer/scoring.h"
 #include "model/config_classes.h"
 #include "model/predict.h"
-#include "model/tta.h"
 #include "model/threads.h"
+#include "run/run_config.h"
 #include "train/batch_gradient.h"
 #include "train/checkpoint.h"
 #include "train/gst.h"
@@ -60,8 +61,6 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
   write_file_atomically(path, kept);
 }
 
-double mean_or_nan(double sum, int64_t count) { return count ? sum / count : std::nan(""); }
-
 }  // namespace
 
 // SIGTERM too: job schedulers and `kill` send it before SIGKILL, and a run should checkpoint then.
@@ -78,16 +77,11 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         std::vector<GraphPrediction>* predictions) {
   torch::NoGradGuard no_grad;
   model::RankerModeGuard eval_mode(model, /*training=*/false);
-  const bool tile = valid.id().kind == data::ConfigKind::Tile;
-  const std::vector<std::string> names =
-      tile ? std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}
-           : std::vector<std::string>{"kendall_tau", "opa"};
-  const int64_t chunk = std::max<int64_t>(1, options.valid_batch);
   // Graphs are scored apart, one per core (model::run_on_workers: a score does not depend on the
-  // thread count), into slots that are then summed in graph order, so the result is the same
-  // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no values.
+  // thread count), into slots that are then read in graph order, so the result is the same
+  // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no scores.
   std::vector<GraphPrediction> scored(static_cast<size_t>(valid.size()));
-  std::vector<std::vector<double>> values(static_cast<size_t>(valid.size()));
+  std::vector<char> kept(static_cast<size_t>(valid.size()), 0);
   model::run_on_workers(valid.size(), at::get_num_threads(), [&](int64_t g) {
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) return;
@@ -99,49 +93,32 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     GraphPrediction& prediction = scored[g];
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
-    // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
-    // Attention scores depend on their slate: every configuration is scored against the same
-    // slate_size - 1 anchors, a slate of the training size (model/tta.h).
-    const bool pairwise = model->options().head == "pairwise";
-    const bool anchored = model->options().attention && !pairwise && !segments;
-    if (anchored) {
-      prediction.predicted = model::score_configs_anchored(
-          model, cache.get(g), configs, indices, chunk,
-          std::max<int64_t>(1, options.slate_size - 1),
-          (options.seed ^ kValidationStream) + static_cast<uint64_t>(g));
-    } else {
-      // In slates of valid_batch, the graph's configuration-independent work computed once
-      // (score_configs; by segments for a model trained by them).
-      prediction.predicted =
-          model::score_configs(model, cache.get(g), configs, indices, chunk, segments.get());
-    }
+    // As eval scores a run (infer/scoring.h): attention models against the training slate
+    // size - 1 anchors, the others in slates of valid_batch (by segments for a model trained
+    // by them). Pairwise scores (wins) compare only within one call: the graph is one call.
+    infer::NeuralScoring how;
+    how.slate_size = std::max<int64_t>(1, options.valid_batch);
+    how.anchors = infer::default_anchors(model->options(), options.slate_size, segments != nullptr);
+    how.stream_seed = (options.seed ^ kValidationStream) + static_cast<uint64_t>(g);
+    prediction.predicted =
+        infer::score_neural(model, cache.get(g), segments.get(), configs, indices, how);
     for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
-    const auto& p = prediction.predicted;
-    const auto& m = prediction.measured;
-    values[g] = tile ? std::vector<double>{eval::top_k_error(p, m, 1), eval::top_k_error(p, m, 5),
-                                           eval::top_k_error(p, m, 10), eval::tile_score(p, m)}
-                     : std::vector<double>{eval::kendall_tau(p, m), eval::ordered_pair_accuracy(p, m)};
     prediction.config_indices = std::move(indices);
+    kept[g] = 1;
   });
-  std::vector<double> sums(names.size(), 0);
-  std::vector<int64_t> counts(names.size(), 0);
-  int64_t graphs = 0;
+  // The metrics eval reports for the collection's kind (eval::evaluate), means over the graphs
+  // that have them.
+  std::vector<eval::GraphScores> graphs;
   for (int64_t g = 0; g < valid.size(); ++g) {
-    if (values[g].empty()) continue;
-    for (size_t i = 0; i < names.size(); ++i) {
-      // Undefined per-graph values (constant predictions or runtimes) are left out of the mean.
-      if (std::isfinite(values[g][i])) {
-        sums[i] += values[g][i];
-        ++counts[i];
-      }
-    }
-    ++graphs;
+    if (!kept[g]) continue;
+    graphs.push_back({scored[g].graph, scored[g].predicted, scored[g].measured});
     if (predictions) predictions->push_back(std::move(scored[g]));
   }
-  nlohmann::json result = {{"valid_graphs", graphs}};
-  for (size_t i = 0; i < names.size(); ++i) {
-    const double mean = mean_or_nan(sums[i], counts[i]);
-    result[names[i]] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
+  const eval::MetricTable table = eval::evaluate(valid.id().kind, graphs);
+  nlohmann::json result = {{"valid_graphs", static_cast<int64_t>(graphs.size())}};
+  for (size_t i = 0; i < table.metric_names.size(); ++i) {
+    const double mean = table.means[i];
+    result[table.metric_names[i]] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
   }
   return result;
 }
@@ -221,8 +198,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   } else {
     write_file_atomically(metrics_path, "");
   }
-  nlohmann::json config = options;
-  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
+  run::write_run_config(run_dir, run::ModelType::Gnn, nlohmann::json(options));
 
   auto checkpoint = [&](int64_t done) {
     CheckpointState state;
