@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "cli/commands.h"
+#include "cli/distributed.h"
 #include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -87,9 +88,13 @@ struct TrainCommand {
   std::vector<std::string> exclude;
   std::unique_ptr<OptionBinder> binder;
   const CLI::Option* collection_option = nullptr;
+  dist::LaunchOptions launch;
 };
 
 void run(const TrainCommand& command) {
+  // Joined first, so that a bad launch fails before any data is read.
+  const std::unique_ptr<dist::Group> group = dist::join(command.launch);
+  const bool leader = group == nullptr || group->leader();
   train::TrainOptions options;
   bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";
@@ -131,7 +136,8 @@ void run(const TrainCommand& command) {
   command.binder->apply(options);
   check_data(!options.data.empty(), "train", "--data",
              "no dataset path given (--data or \"data\" in --config)");
-  if (!command.resume) check_new_run_folder(command.out, command.overwrite, true);
+  // Rank 0 alone owns the run folder (the others may share its storage).
+  if (!command.resume && leader) check_new_run_folder(command.out, command.overwrite, true);
   try {
     train::check_train_options(options);
   } catch (const Error& e) {
@@ -154,14 +160,20 @@ void run(const TrainCommand& command) {
   if (!options.valid_split.empty())
     valid_set = data::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
                                       id, options.valid_split, load);
-  std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
-               id.str().c_str(), static_cast<long long>(train_set->size()),
-               static_cast<long long>(valid_set ? valid_set->size() : 0));
-  if (command.overwrite) remove_run_files(command.out);
+  if (leader)
+    std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
+                 id.str().c_str(), static_cast<long long>(train_set->size()),
+                 static_cast<long long>(valid_set ? valid_set->size() : 0));
+  if (command.overwrite && leader) remove_run_files(command.out);
   train::clear_stop_request();
   train::install_interrupt_handler();
   const train::TrainResult result =
-      train::train(options, *train_set, valid_set.get(), command.out, command.resume);
+      train::train(options, *train_set, valid_set.get(), command.out, command.resume, group.get());
+  if (!leader) return;
+  if (group)
+    std::fprintf(stderr, "train: %d processes; allreduce %.3f ms and %lld bytes per step\n",
+                 group->size(), 1e3 * result.allreduce_seconds_per_step,
+                 static_cast<long long>(result.allreduce_bytes_per_step));
   if (result.interrupted) {
     std::fprintf(stderr,
                  "train: stopped at iteration %lld; checkpoint in %s/checkpoint.pt (continue with "
@@ -274,6 +286,7 @@ void add_train_command(CLI::App& app) {
   b.bind_model("--attention-temperature", &M::attention_temperature,
                "Initial temperature of the attention");
   b.bind_model("--graph-norm", &M::graph_norm, "GraphNorm after every SAGE layer (dense forward)");
+  add_distributed_options(sub, command->launch);
   sub->callback([command] { run(*command); });
 }
 
