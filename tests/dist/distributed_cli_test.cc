@@ -26,6 +26,15 @@ using graphcost::testing::rank_environment;
 using graphcost::testing::start_graphcost;
 using graphcost::testing::wait_for_exit;
 
+// A run's metrics.jsonl, one object per line.
+std::vector<nlohmann::json> metrics(const std::string& run_dir) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(read_file(run_dir + "/metrics.jsonl"));
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
 // Every launch here ends well within this: a rank's start (LibTorch) takes a second or two.
 constexpr double kDeadline = 45;
 // Collectives and the rendezvous give up after this many seconds in the fault tests.
@@ -90,14 +99,6 @@ class DistributedCli : public ::testing::Test {
            " --valid-configs-per-graph 0 --seed 7 --out " + out;
   }
 
-  static std::vector<nlohmann::json> metrics(const std::string& run_dir) {
-    std::vector<nlohmann::json> lines;
-    std::istringstream in(read_file(run_dir + "/metrics.jsonl"));
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
-    return lines;
-  }
-
   static fs::path root_;
 };
 
@@ -111,14 +112,15 @@ constexpr double kLossTolerance = 1e-5;
 constexpr double kWeightTolerance = 1e-4;
 
 void expect_same_training(const std::string& one, const std::string& two, int64_t first_line) {
-  const auto a = DistributedCli::metrics(one), b = DistributedCli::metrics(two);
+  const auto a = metrics(one), b = metrics(two);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = static_cast<size_t>(first_line); i < a.size(); ++i) {
     EXPECT_EQ(a[i]["iteration"], b[i]["iteration"]);
     const double x = a[i]["loss"], y = b[i]["loss"];
     EXPECT_NEAR(x, y, kLossTolerance * std::max(1.0, std::abs(x))) << "line " << i;
-    if (a[i].contains("kendall_tau"))
+    if (a[i].contains("kendall_tau")) {
       EXPECT_NEAR(a[i]["kendall_tau"].get<double>(), b[i]["kendall_tau"].get<double>(), 1e-6);
+    }
   }
   graphcost::model::Ranker x = graphcost::model::load_model(one + "/model.pt");
   graphcost::model::Ranker y = graphcost::model::load_model(two + "/model.pt");
