@@ -1,5 +1,6 @@
 // graphcost train: trains a ranker on one collection and writes a run directory.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -98,10 +99,19 @@ void run(const TrainCommand& command) {
   train::TrainOptions options;
   bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";
-  if (command.resume) {
+  // torchrun --max_restarts starts the same command again after a rank failed
+  // (TORCHELASTIC_RESTART_COUNT > 0): it resumes from the last checkpoint.
+  const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  const bool restarted = restarts != nullptr && std::atoi(restarts) > 0 &&
+                         std::filesystem::exists(checkpoint) && !command.overwrite;
+  if (restarted && leader)
+    std::fprintf(stderr, "train: restart %s by the launcher: resuming %s\n", restarts,
+                 checkpoint.c_str());
+  const bool resume = command.resume || restarted;
+  if (resume) {
     // A resumed run keeps its stored options; explicit --iterations and --threads still apply,
     // so a finished run can be extended, and --data/--valid-data may say where its data now is.
-    check_data(command.config.empty(), "train", "--config",
+    check_data(command.config.empty() || restarted, "train", "--config",
                "not with --resume (the run keeps its stored options)");
     check_data(!command.overwrite, "train", "--overwrite", "not with --resume");
     check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
@@ -137,7 +147,7 @@ void run(const TrainCommand& command) {
   check_data(!options.data.empty(), "train", "--data",
              "no dataset path given (--data or \"data\" in --config)");
   // Rank 0 alone owns the run folder (the others may share its storage).
-  if (!command.resume && leader) check_new_run_folder(command.out, command.overwrite, true);
+  if (!resume && leader) check_new_run_folder(command.out, command.overwrite, true);
   try {
     train::check_train_options(options);
   } catch (const Error& e) {
@@ -145,7 +155,7 @@ void run(const TrainCommand& command) {
     throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
   }
   // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
-  if (!command.resume && !collection_in_config && command.collection_option->count() == 0) {
+  if (!resume && !collection_in_config && command.collection_option->count() == 0) {
     if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
   }
   const data::CollectionId id = data::CollectionId::parse(options.collection);
@@ -168,7 +178,7 @@ void run(const TrainCommand& command) {
   train::clear_stop_request();
   train::install_interrupt_handler();
   const train::TrainResult result =
-      train::train(options, *train_set, valid_set.get(), command.out, command.resume, group.get());
+      train::train(options, *train_set, valid_set.get(), command.out, resume, group.get());
   if (!leader) return;
   if (group)
     std::fprintf(stderr, "train: %d processes; allreduce %.3f ms and %lld bytes per step\n",
