@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -125,7 +126,7 @@ Group::Group(const Launch& launch) : launch_(launch), state_(std::make_unique<St
     store_options.port = static_cast<uint16_t>(launch.master_port);
     store_options.isServer = launch.rank == 0;
     store_options.numWorkers = static_cast<size_t>(launch.world_size);
-    store_options.waitWorkers = true;
+    store_options.waitWorkers = false;  // the count below waits, and names who is missing
     store_options.timeout = timeout;
     auto tcp = c10::make_intrusive<c10d::TCPStore>(launch.master_addr, store_options);
     state_->store = c10::make_intrusive<c10d::PrefixStore>("graphcost", tcp);
@@ -134,6 +135,24 @@ Group::Group(const Launch& launch) : launch_(launch), state_(std::make_unique<St
                 where + ": " + first_line(e) +
                     " (is rank 0 running, MASTER_ADDR reachable and MASTER_PORT free?)");
   }
+  // Every rank counts itself in and waits for the others here, so that a rank that never comes
+  // is named as such within the timeout (Gloo's own connection phase would wait longer and say
+  // only "Socket Timeout").
+  int64_t joined = 0;
+  try {
+    state_->store->add("joined", 1);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while ((joined = state_->store->add("joined", 0)) < launch.world_size &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } catch (const std::exception& e) {
+    throw Error("distributed", "rendezvous", where + ": " + first_line(e));
+  }
+  check_data(joined >= launch.world_size, "distributed", "rendezvous",
+             where + ": only " + std::to_string(joined) + " of " +
+                 std::to_string(launch.world_size) + " ranks came within " +
+                 std::to_string(static_cast<int64_t>(launch.timeout_s)) +
+                 " s (--dist-timeout); start every rank with the same MASTER_ADDR:MASTER_PORT");
   try {
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     // As torch.distributed picks the interface: GLOO_SOCKET_IFNAME names one or several.

@@ -49,7 +49,7 @@ class DistributedCli : public ::testing::Test {
     // Three validation graphs: two ranks own two and one of them.
     const std::string plan = (root_ / "plan.json").string();
     std::ofstream(plan) << R"([{"collection": "layout:xla:random", "files": [4, 3, 3],
-      "nodes": [120, 160], "configs": [14, 20], "configurable_fraction": [0.1, 0.1]}])";
+      "nodes": [130, 160], "configs": [14, 20], "configurable_fraction": [0.1, 0.1]}])";
     for (const auto& [name, seed] : {std::pair{"data", "4"}, std::pair{"other", "5"}}) {
       ASSERT_EQ(run({"synth --out " + (root_ / name).string() + " --plan " + plan + " --seed " +
                      seed + " --threads 1"}),
@@ -104,12 +104,16 @@ class DistributedCli : public ::testing::Test {
 
 fs::path DistributedCli::root_;
 
-// Float32 sums in another order (each rank sums its half of the slates, then the halves are
-// added) differ in the last bits; Adam's update divides by the gradient's own scale, so the
-// weights after a few steps agree to about 1e-5 and the losses to about 1e-6 relative. The
-// bounds below are 10x that.
+// Float32 sums in another order (each rank sums its share of the slates, then the shares are
+// added) differ in the last bits: the losses agree to about 1e-6 relative (the bound is 10x).
+// Adam's step is lr * m / sqrt(v) per weight, whatever the gradient's scale, so a weight whose
+// gradient is near zero (its terms cancel) can step by up to lr in another direction: the
+// largest difference is bounded by iterations x lr (1e-3, the default), and nearly every weight
+// agrees to 1e-5 (measured: 1 or 2 of 9,925 do not; the bound is 2%).
 constexpr double kLossTolerance = 1e-5;
-constexpr double kWeightTolerance = 1e-4;
+constexpr double kLearningRate = 1e-3;
+constexpr double kWeightTolerance = 1e-5;
+constexpr double kWeightsApartShare = 0.02;
 
 void expect_same_training(const std::string& one, const std::string& two, int64_t first_line) {
   const auto a = metrics(one), b = metrics(two);
@@ -127,10 +131,18 @@ void expect_same_training(const std::string& one, const std::string& two, int64_
   const auto px = x->parameters(), py = y->parameters();
   ASSERT_EQ(px.size(), py.size());
   double largest = 0;
-  for (size_t i = 0; i < px.size(); ++i)
-    largest = std::max(largest, (px[i] - py[i]).abs().max().item<double>());
-  EXPECT_LT(largest, kWeightTolerance);
-  std::printf("largest weight difference, 1 process vs 2 ranks: %.3g\n", largest);
+  int64_t weights = 0, apart = 0;
+  for (size_t i = 0; i < px.size(); ++i) {
+    const torch::Tensor difference = (px[i] - py[i]).abs();
+    largest = std::max(largest, difference.max().item<double>());
+    weights += difference.numel();
+    apart += (difference > kWeightTolerance).sum().item<int64_t>();
+  }
+  EXPECT_LT(largest, static_cast<double>(a.back()["iteration"]) * kLearningRate);
+  EXPECT_LT(static_cast<double>(apart), kWeightsApartShare * static_cast<double>(weights));
+  std::printf("1 process vs 2 ranks: largest weight difference %.3g, %lld of %lld weights over %g\n",
+              largest, static_cast<long long>(apart), static_cast<long long>(weights),
+              kWeightTolerance);
 }
 
 TEST_F(DistributedCli, TwoRanksTrainAsOneProcessOnTheSameGlobalBatch) {
@@ -176,7 +188,7 @@ TEST_F(DistributedCli, EvalAndPredictOnTwoRanksAreByteIdentical) {
 TEST_F(DistributedCli, AKilledRankEndsTheOtherAndTheRunResumes) {
   const std::string out = log("killed");
   const std::string args = train_args(out) + " --iterations 100000 --checkpoint-every 5"
-                           " --validate-every 0 --dist-timeout " + std::to_string(kTimeout);
+                           " --dist-timeout " + std::to_string(kTimeout);
   const std::vector<pid_t> pids = start_ranks(args, 2, "killed");
   // Wait for training to be under way (a checkpoint written), then kill rank 1.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -222,9 +234,11 @@ TEST_F(DistributedCli, EveryBadLaunchIsOneErrorLineWithinTheTimeout) {
   expect_error("unreachable", start_graphcost(args, env, log("unreachable.out"), log("unreachable.err")),
                "distributed: rendezvous: rank 1 of 2");
   // Rank 0 waiting for a rank 1 that never comes.
-  env = rank_environment(0, 2, free_port());
+  const int alone_port = free_port();
+  env = rank_environment(0, 2, alone_port);
   expect_error("alone", start_graphcost(args, env, log("alone.out"), log("alone.err")),
-               "distributed: rendezvous: rank 0 of 2");
+               "distributed: rendezvous: rank 0 of 2 (master 127.0.0.1:" + std::to_string(alone_port) +
+                   "): only 1 of 2 ranks came within 8 s");
   // Ranks that disagree: both refuse.
   const int options_port = free_port();
   const pid_t a = start_graphcost(args, rank_environment(0, 2, options_port), log("options.0.out"), log("options.0.err"));
