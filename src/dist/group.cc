@@ -124,12 +124,19 @@ Group::Group(const Launch& launch) : launch_(launch), state_(std::make_unique<St
   try {
     c10d::TCPStoreOptions store_options;
     store_options.port = static_cast<uint16_t>(launch.master_port);
-    store_options.isServer = launch.rank == 0;
+    // torchrun's static rendezvous (--nnodes with --master_addr) hosts its own store on
+    // MASTER_PORT and says so with TORCHELASTIC_USE_AGENT_STORE: every rank is its client then.
+    const char* agent_store = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+    const bool launcher_hosts = agent_store != nullptr && std::string(agent_store) == "True";
+    store_options.isServer = launch.rank == 0 && !launcher_hosts;
     store_options.numWorkers = static_cast<size_t>(launch.world_size);
     store_options.waitWorkers = false;  // the count below waits, and names who is missing
     store_options.timeout = timeout;
     auto tcp = c10::make_intrusive<c10d::TCPStore>(launch.master_addr, store_options);
-    state_->store = c10::make_intrusive<c10d::PrefixStore>("graphcost", tcp);
+    // A restart by the launcher meets in a fresh key space of the same store.
+    const char* restart = std::getenv("TORCHELASTIC_RESTART_COUNT");
+    state_->store = c10::make_intrusive<c10d::PrefixStore>(
+        std::string("graphcost/") + (restart ? restart : "0"), tcp);
   } catch (const std::exception& e) {
     throw Error("distributed", "rendezvous",
                 where + ": " + first_line(e) +
