@@ -6,6 +6,8 @@ packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev
           libgoogle-perftools-dev libboost-dev)
 # ccache: CMake uses it when installed, so a rebuild recompiles only what changed.
 packages+=(ccache)
+# Across machines (src/dist): the Gloo headers that LibTorch's c10d headers include.
+packages+=(libgloo-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/distributed.h"
 #include "cli/scoring.h"
 #include "core/error.h"
 #include "eval/report.h"
@@ -27,9 +28,22 @@ struct PredictOptions {
   int64_t anchors = kAutoAnchors;
   int threads = 0;
   int prune_hops = kRunPruning;
+  dist::LaunchOptions launch;
 };
 
+// What every rank of a distributed predict must agree on (not paths or threads: the runs and
+// the data are compared by their contents).
+std::string shared_options(const PredictOptions& o) {
+  return nlohmann::json{{"ensemble", o.ensemble},
+                        {"mc_samples", o.mc_samples}, {"seed", o.seed},
+                        {"collection", o.collection}, {"split", o.split},
+                        {"slate_size", o.slate_size}, {"tta", o.tta},
+                        {"anchors", o.anchors},       {"prune", o.prune_hops}}
+      .dump();
+}
+
 void run_predict(const PredictOptions& o) {
+  const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   model::set_threads(o.threads);
   std::string trained_on;
   std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
@@ -41,7 +55,9 @@ void run_predict(const PredictOptions& o) {
   load.merge_duplicates = false;  // indices must be the file's own
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);  // pruning keeps every configuration
   auto c = data::open_collection(o.data, id, o.split, load);
+  if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   Scorer scorer;
+  scorer.group = group.get();
   for (Run& run : runs) scorer.runs.push_back(&run);
   scorer.ensemble = o.ensemble;
   scorer.mc_samples = o.mc_samples;
@@ -51,6 +67,7 @@ void run_predict(const PredictOptions& o) {
   scorer.anchors = o.anchors;
   std::vector<eval::SubmissionEntry> entries;
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
+  if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::write_submission(o.out, id, entries);
   std::printf("wrote %s: %zu graphs of %s %s\n", o.out.c_str(), entries.size(), id.str().c_str(),
               o.split.c_str());
@@ -85,6 +102,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
+  add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });
 }
 

@@ -6,6 +6,12 @@
 
 namespace graphcost {
 
+namespace {
+bool progress_lines_shown = true;
+}  // namespace
+
+void show_progress_lines(bool shown) { progress_lines_shown = shown; }
+
 std::string format_duration(double seconds) {
   if (seconds < 0 || seconds != seconds) return "?";
   long s = static_cast<long>(seconds + 0.5);
@@ -45,6 +51,7 @@ void Progress::update(int64_t done, const std::string& extra) {
 void Progress::finish(const std::string& extra) { print(total_, extra, true); }
 
 void Progress::print(int64_t done, const std::string& extra, bool final_line) {
+  if (!progress_lines_shown) return;
   double elapsed = elapsed_seconds();
   int64_t counted = done - (start_done_ < 0 ? 0 : start_done_);
   double rate = elapsed > 0 ? counted / elapsed : 0.0;

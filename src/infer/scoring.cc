@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "core/random.h"
+#include "dist/collectives.h"
 #include "eval/ensemble.h"
 #include "infer/scoring.h"
 #include "model/graph_tensors.h"
@@ -208,13 +209,22 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
                                                 std::vector<std::vector<double>>* spreads) {
   if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
   const int64_t graphs = c.size();
+  // Across processes each rank scores the graphs it owns (every rank draws every graph's sample,
+  // so the samples are those of one process) and the scores are gathered at the end.
+  dist::Group* group = scorer.runs.empty() ? nullptr : scorer.group;
+  check_data(!group || scorer.mc_samples == 0, "distributed scoring", "--mc-samples",
+             "cannot be shared out across processes: its dropout draws come from one generator in "
+             "graph order (run it in one process)");
+  auto mine = [&](int64_t g) { return !group || group->owner(g) == group->rank(); };
+  int64_t owned_graphs = 0;
+  for (int64_t g = 0; g < graphs; ++g) owned_graphs += mine(g) ? 1 : 0;
   // Which runs score the graphs apart, one per core, and which on the calling thread (below).
   std::vector<size_t> apart, in_order;
   for (size_t r = 0; r < scorer.runs.size(); ++r)
     (scores_apart(scorer, *scorer.runs[r]) ? apart : in_order).push_back(r);
   // A mixed ensemble passes over the graphs twice; the progress line counts both passes.
   const bool two_passes = !apart.empty() && !in_order.empty();
-  Progress progress("score", two_passes ? 2 * graphs : graphs,
+  Progress progress("score", two_passes ? 2 * owned_graphs : owned_graphs,
                     two_passes ? "graph passes" : "graphs");
   Random random(scorer.seed);
   // The configurations of graph g: all, or a seeded sample, drawn in graph order.
@@ -234,15 +244,16 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   int64_t done = 0;
   int64_t total_configs = 0;
   // One pass over graph g is done; after the last pass its names and runtimes are filled in.
-  auto pass_done = [&](int64_t g, bool last_pass) {
-    if (last_pass) {
-      const data::ConfigView configs = c.configs(g);
-      eval::GraphScores& scores = out[g];
-      scores.name = c.graph(g).name;
-      if (configs.has_runtimes()) {
-        for (int64_t j : indices[g]) scores.measured.push_back(configs.runtimes[j]);
-      }
+  auto describe = [&](int64_t g) {
+    const data::ConfigView configs = c.configs(g);
+    eval::GraphScores& scores = out[g];
+    scores.name = c.graph(g).name;
+    if (configs.has_runtimes()) {
+      for (int64_t j : indices[g]) scores.measured.push_back(configs.runtimes[j]);
     }
+  };
+  auto pass_done = [&](int64_t g, bool last_pass) {
+    if (last_pass) describe(g);
     std::lock_guard<std::mutex> lock(progress_mutex);
     if (last_pass) total_configs += static_cast<int64_t>(indices[g].size());
     progress.update(++done, std::to_string(total_configs) + " configs");
@@ -273,6 +284,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     const auto eval_modes = eval_mode_for(scorer, apart);
     torch::NoGradGuard no_grad;
     model::run_on_workers(graphs, at::get_num_threads(), [&](int64_t g) {
+      if (!mine(g)) return;
       const data::Graph& graph = c.graph(g);
       const data::ConfigView configs = c.configs(g);
       for (size_t r : apart)
@@ -282,6 +294,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   }
   if (!in_order.empty()) {
     for (int64_t g = 0; g < graphs; ++g) {
+      if (!mine(g)) continue;
       const data::Graph& graph = c.graph(g);
       const data::ConfigView configs = c.configs(g);
       for (size_t r : in_order)
@@ -291,9 +304,15 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     }
   }
   const double neural = static_cast<double>(std::max<int64_t>(1, neural_run_count(scorer)));
+  std::vector<std::vector<double>> predicted(static_cast<size_t>(graphs));
   for (int64_t g = 0; g < graphs; ++g) {
-    out[g].predicted = combine(scorer, per_run[g]);
+    if (mine(g)) predicted[g] = combine(scorer, per_run[g]);
     per_run[g].clear();
+  }
+  if (group) dist::share_rows(*group, predicted);
+  for (int64_t g = 0; g < graphs; ++g) {
+    out[g].predicted = std::move(predicted[g]);
+    if (!mine(g)) describe(g);  // scored by another rank
     if (want_spread) {
       for (double& s : spread[g]) s /= neural;
       spreads->push_back(std::move(spread[g]));

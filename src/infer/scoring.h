@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/collection.h"
+#include "dist/group.h"
 #include "eval/summary.h"
 #include "model/ranker.h"
 #include "model/segments.h"
@@ -73,6 +74,9 @@ struct Scorer {
   // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
   // slates of slate_size. The default is the command lines'.
   int64_t anchors = kAutoAnchors;
+  // Across processes (docs/distributed.md): each rank scores the graphs it owns and every rank
+  // returns every graph's scores, the same as one process's. Null: this process scores all.
+  dist::Group* group = nullptr;
 };
 
 // Scores every graph of the collection: all configurations, or a seeded sample of at most

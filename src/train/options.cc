@@ -176,6 +176,8 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.swa_every);
     else if (key == "model")
       model::from_json(value, o.model);
+    else if (key == "world_size")
+      ;  // config.json records how many processes trained the run; not an option
     else
       throw Error("train options", key, "unknown key");
   }
