@@ -18,6 +18,9 @@ class Progress {
   // Prints the final line and a newline.
   void finish(const std::string& extra = "");
   double elapsed_seconds() const;
+  // Turns every progress line of the process off (false) or back on: for a server, where
+  // each request's work is short and its log line says what happened.
+  static void set_enabled(bool enabled);
 
  private:
   void print(int64_t done, const std::string& extra, bool final_line);

@@ -13,4 +13,9 @@ namespace graphcost::data {
 // present) one per configuration; default_config -1 or a configuration index.
 void validate_record(const GraphRecord& record);
 
+// What open_collection does to every record it reads, whatever the source: validate_record,
+// then the options' pruning and duplicate merging. For records from elsewhere (a network
+// request) to be read exactly as a file is. Defined in collection.cc.
+void prepare_record(GraphRecord& record, const LoadOptions& options);
+
 }  // namespace graphcost::data
