@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev protobuf-compiler libzip-dev
           zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libmetis-dev libxgboost-dev
-          libgoogle-perftools-dev)
+          libgoogle-perftools-dev
+          libcpp-httplib-dev libssl-dev)  # graphcost serve: HTTP (cpp-httplib), token digests (OpenSSL)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
