@@ -44,11 +44,10 @@ int main(int argc, char** argv) {
   int64_t configurations = 0;
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration<double>(seconds);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::thread> workers;
   for (int w = 0; w < threads; ++w) {
     workers.emplace_back([&] {
-      graphcost::serve::configure_scoring_thread(std::max(1, cores / threads));
+      graphcost::serve::configure_scoring_thread(1);  // as the server's workers
       std::vector<double> mine;
       int64_t my_configurations = 0;
       while (std::chrono::steady_clock::now() < deadline) {

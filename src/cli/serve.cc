@@ -90,7 +90,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--port", s.port, "port (0: any free port, printed at start)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  cmd->add_option("--threads", s.threads, "scoring workers (each gets cores / N intra-op threads)")
+  cmd->add_option("--threads", s.threads, "scoring workers, one intra-op thread each (as predict scores a collection's graphs)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmd->add_option("--max-queue", s.max_queue,

@@ -80,10 +80,9 @@ RankServer::RankServer(RankService& service, const ServerOptions& options, Beare
       options_(options),
       auth_(auth),
       pool_(options.threads, options.max_queue,
-            [threads = options.threads] {
-              const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-              configure_scoring_thread(std::max(1, cores / std::max(1, threads)));
-            }),
+            // One intra-op thread per worker, as predict scores each graph of a collection:
+            // a graph's scores depend on that count, and this keeps them bitwise predict's.
+            [] { configure_scoring_thread(1); }),
       http_(std::make_unique<httplib::Server>()) {
   // Connections beyond the scoring workers wait in httplib's pool while they send or keep
   // alive; the scoring itself is bounded by pool_.

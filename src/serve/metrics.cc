@@ -18,11 +18,19 @@ std::string number(double value) {
   return buffer;
 }
 
+std::vector<double> bounds_of(const std::vector<std::string>& labels) {
+  std::vector<double> bounds;
+  for (const std::string& label : labels) bounds.push_back(std::stod(label));
+  return bounds;
+}
+
 }  // namespace
 
 // From 1 ms (a cached small graph) to 10 s (a large layout graph at many configurations).
 Metrics::Metrics()
-    : bucket_bounds_{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10} {}
+    : bucket_labels_{"0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1",
+                     "0.25",  "0.5",    "1",     "2.5",  "5",     "10"},
+      bucket_bounds_(bounds_of(bucket_labels_)) {}
 
 void Metrics::observe_request(const std::string& endpoint, int status, double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -59,7 +67,7 @@ std::string Metrics::prometheus_text() const {
     uint64_t cumulative = 0;
     for (size_t b = 0; b < histogram.counts.size(); ++b) {
       cumulative += histogram.counts[b];
-      const std::string bound = b < bucket_bounds_.size() ? number(bucket_bounds_[b]) : "+Inf";
+      const std::string bound = b < bucket_labels_.size() ? bucket_labels_[b] : "+Inf";
       out += "graphcost_serve_request_duration_seconds_bucket{" + label + ",le=\"" + bound +
              "\"} " + std::to_string(cumulative) + "\n";
     }

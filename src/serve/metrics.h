@@ -31,6 +31,7 @@ class Metrics {
     double sum = 0;
     uint64_t count = 0;
   };
+  const std::vector<std::string> bucket_labels_;  // the bounds as the le label writes them
   const std::vector<double> bucket_bounds_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, int>, uint64_t> requests_;

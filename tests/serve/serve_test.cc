@@ -89,7 +89,7 @@ class ServeTest : public ::testing::Test {
     const std::string submission = (root_ / (name + ".csv")).string();
     const std::string scores = (root_ / (name + "_scores.json")).string();
     EXPECT_EQ(run_graphcost("predict --model " + c.run_dir + " --data " + c.file +
-                                " --collection " + collection + " --split test --out " +
+                                " --collection " + collection + " --split test --threads 1 --out " +
                                 submission + " --scores " + scores,
                             &output),
               0)
@@ -376,7 +376,7 @@ TEST_F(ServeTest, SigtermFinishesRequestsInFlight) {
                            (root_ / "stop.log").string(), &message))
       << message;
   json slow = layout_.request;
-  slow["mc_samples"] = 64;  // each request takes a while on the one worker
+  slow["mc_samples"] = 4;  // each request takes a while (about a second) on the one worker
   const std::string body = slow.dump();
   const int port = server.port();
   std::vector<std::future<int>> requests;
