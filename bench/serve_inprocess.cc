@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/progress.h"
+#include "model/threads.h"
 #include "serve/rank_request.h"
 #include "serve/rank_service.h"
 
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   graphcost::Progress::set_enabled(false);
+  graphcost::model::set_threads(0);  // as graphcost serve
   graphcost::serve::RankService service({{"m", run_dir}});
   const std::string bytes = graphcost::read_file(npz);
   const graphcost::serve::RequestLimits limits;
