@@ -47,11 +47,11 @@ echo "# $CLIENTS clients x $SECONDS_EACH s per run; server: $WORKERS workers; $(
 
 status=0
 for m in tile layout; do
-  "$BUILD/serve_load" --port "$PORT" --model "$m" --npz "${FILE[$m]}" --clients "$CLIENTS" \
+  "$BUILD/bench/serve_load" --port "$PORT" --model "$m" --npz "${FILE[$m]}" --clients "$CLIENTS" \
     --seconds "$SECONDS_EACH" --label "serve_${m}_npz" | tee "$WORK/http_$m" || status=1
-  "$BUILD/serve_load" --port "$PORT" --model "$m" --npz "${FILE[$m]}" --json --clients "$CLIENTS" \
+  "$BUILD/bench/serve_load" --port "$PORT" --model "$m" --npz "${FILE[$m]}" --json --clients "$CLIENTS" \
     --seconds "$SECONDS_EACH" --label "serve_${m}_json" || status=1
-  "$BUILD/serve_inprocess" --model "$WORK/run_$m" --npz "${FILE[$m]}" --threads "$WORKERS" \
+  "$BUILD/bench/serve_inprocess" --model "$WORK/run_$m" --npz "${FILE[$m]}" --threads "$WORKERS" \
     --seconds "$SECONDS_EACH" --label "inprocess_${m}" | tee "$WORK/inprocess_$m"
   http=$(awk '/_requests_per_s:/ {print $3}' "$WORK/http_$m")
   local_rate=$(awk '/_requests_per_s:/ {print $3}' "$WORK/inprocess_$m")
