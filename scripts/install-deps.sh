@@ -8,6 +8,8 @@ packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev
 packages+=(ccache)
 # Across machines (src/dist): the Gloo headers that LibTorch's c10d headers include.
 packages+=(libgloo-dev)
+# graphcost serve: HTTP (cpp-httplib), token digests (OpenSSL).
+packages+=(libcpp-httplib-dev libssl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

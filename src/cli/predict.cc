@@ -1,10 +1,12 @@
 // graphcost predict: rank every configuration of a split and write a Kaggle submission file;
 // graphcost submit: merge the five collections' files into one.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/distributed.h"
 #include "cli/scoring.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "eval/report.h"
 #include "eval/submission.h"
@@ -23,6 +25,7 @@ struct PredictOptions {
   std::string collection;
   std::string split = "test";
   std::string out;
+  std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int64_t slate_size = 256;
   int64_t tta = 0;
   int64_t anchors = kAutoAnchors;
@@ -69,6 +72,12 @@ void run_predict(const PredictOptions& o) {
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
   if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::write_submission(o.out, id, entries);
+  if (!o.scores_out.empty()) {
+    // nlohmann writes each double with the digits that read back to the same bits.
+    nlohmann::json scores = nlohmann::json::object();
+    for (const auto& entry : entries) scores[entry.stem] = entry.predicted;
+    write_file_atomically(o.scores_out, scores.dump() + "\n");
+  }
   std::printf("wrote %s: %zu graphs of %s %s\n", o.out.c_str(), entries.size(), id.str().c_str(),
               o.split.c_str());
 }
@@ -96,6 +105,8 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
+  cmd->add_option("--scores", o->scores_out,
+                  "also write every graph's scores (lower = faster) as JSON {graph: [score, ...]}");
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
       ->check(at_least(1))
       ->capture_default_str();

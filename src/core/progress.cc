@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 namespace graphcost {
 
 namespace {
-bool progress_lines_shown = true;
+std::atomic<bool> progress_lines_shown{true};
 }  // namespace
 
 void show_progress_lines(bool shown) { progress_lines_shown = shown; }

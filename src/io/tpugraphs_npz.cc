@@ -23,7 +23,7 @@ std::string number_text(double value) {
 // Reads the keys of one file with shape and dtype checks that name the file and key.
 class RecordReader {
  public:
-  explicit RecordReader(const std::string& path) : path_(path), npz_(path) {}
+  explicit RecordReader(const ArrayArchive& archive) : path_(archive.path()), npz_(archive) {}
 
   bool has(const std::string& key) const { return npz_.has(key); }
 
@@ -85,7 +85,7 @@ class RecordReader {
 
  private:
   std::string path_;
-  NpzReader npz_;
+  const ArrayArchive& npz_;
 };
 
 void read_graph(const RecordReader& reader, const std::string& path, data::Graph& graph) {
@@ -184,7 +184,13 @@ void read_layout(const RecordReader& reader, data::Graph& graph, data::ConfigTab
 }  // namespace
 
 data::GraphRecord read_tpugraphs_npz(const std::string& path) {
-  RecordReader reader(path);
+  const NpzReader npz(path);
+  return read_tpugraphs_record(npz);
+}
+
+data::GraphRecord read_tpugraphs_record(const ArrayArchive& archive) {
+  const std::string& path = archive.path();
+  RecordReader reader(archive);
   const bool tile = reader.has("config_feat");
   const bool layout = reader.has("node_config_feat");
   if (tile == layout) {

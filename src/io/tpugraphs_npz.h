@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "data/collection.h"
+#include "io/array_archive.h"
 
 namespace graphcost::io {
 
@@ -21,6 +22,10 @@ namespace graphcost::io {
 // (integer, shape (1,)) into configs.default_config.
 // A missing key, wrong dtype or wrong shape is an Error "<path>: <key>: <problem>".
 data::GraphRecord read_tpugraphs_npz(const std::string& path);
+// The same checks and result for arrays from any archive: an .npz held in memory, or arrays
+// built from a network request (io/array_archive.h). The graph is named after the archive's path
+// (its stem).
+data::GraphRecord read_tpugraphs_record(const ArrayArchive& archive);
 
 // Integer runtime columns as the dataset stores them.
 struct RuntimeColumns {
