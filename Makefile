@@ -17,7 +17,8 @@ build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost
 
 test: build
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost_tests graphcost_torch_tests
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost_tests graphcost_torch_tests \
+		graphcost_dist_tests graphcost_serve_tests
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
