@@ -7,7 +7,7 @@
 #
 # record trains tiny runs of each model type (GNN on layout and tile, attention, MC dropout,
 # pruned, GST, pairwise head, XGBoost, ensembles of a GNN and XGBoost) and records `eval --json`,
-# `predict` files and `tune --json` (random, genetic, model, model with a pretrained run).
+# `predict` files and `tune --json` (random, genetic, bo, neural, neural with a pretrained run).
 # Validation metrics logged during training are recorded too, restricted to the metric names
 # validation has always reported (a redesign may add names, but may not change these values).
 # Everything runs on one thread so that two binaries compare on any machine.
@@ -29,6 +29,8 @@ if [ "$mode" = compare ]; then
   exit 1
 fi
 [ "$mode" = record ] || usage
+# A failing step names itself (its stderr is in WORK_DIR/runs/NAME.log).
+trap 'echo "golden: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 bin=$(realpath "$2")
 work=$3
@@ -73,14 +75,14 @@ evaluate() {  # NAME COLLECTION [eval options...]
   local name=$1 collection=$2
   shift 2
   "$bin" eval --data "$data" --collection "$collection" --split valid --threads 1 --json \
-    --max-configs 60 "$@" >"$out/eval-$name.json" 2>/dev/null
+    --max-configs 60 "$@" >"$out/eval-$name.json" 2>"$runs/eval-$name.log"
 }
 
 predict() {  # NAME COLLECTION [predict options...]
   local name=$1 collection=$2
   shift 2
   "$bin" predict --data "$data" --collection "$collection" --split test --threads 1 \
-    --out "$out/predict-$name.csv" "$@" >/dev/null 2>&1
+    --out "$out/predict-$name.csv" "$@" >/dev/null 2>"$runs/predict-$name.log"
 }
 
 layout=layout:xla:random
@@ -138,15 +140,17 @@ tune() {  # NAME [tune options...]
   local name=$1
   shift
   "$bin" tune --space "$space" --budget 16 --seeds 2 --seed 3 --threads 1 --json "$@" \
-    >"$out/tune-$name.json" 2>/dev/null
+    >"$out/tune-$name.json" 2>"$runs/tune-$name.log"
 }
 graph=$(ls "$space" | head -n 1)
 graph=${graph%.npz}
 tune random --graph "$graph" --strategy random
 tune genetic --graph "$graph" --strategy genetic --population 4
-tune model --graph "$graph" --strategy model --initial 4 --batch 4 --train-steps 3 --hidden 8 \
+# `model` names the Bayesian-optimisation search (bo); the neural ranker with MC dropout is `neural`.
+tune bo --graph "$graph" --strategy bo --initial 4 --batch 4 --members 3 --rounds 5
+tune neural --graph "$graph" --strategy neural --initial 4 --batch 4 --train-steps 3 --hidden 8 \
   --mc-samples 4
-tune model-pretrained --graph "$graph" --strategy model --initial 4 --batch 4 --train-steps 3 \
+tune neural-pretrained --graph "$graph" --strategy neural --initial 4 --batch 4 --train-steps 3 \
   --mc-samples 4 --pretrained "$runs/tile-gnn"
 
 # Outputs that name a path (tune's space) name it relative to WORK_DIR, so records made in
