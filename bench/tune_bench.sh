@@ -12,8 +12,10 @@
 # environment: KERNELS (convolution dedispersion), DEVICES (A100 A4000 A6000 W6600), SEEDS (10),
 #   BUDGET (1000), BATCH (10), STRATEGIES (random genetic bo bo-pretrained neural),
 #   NEURAL_SEEDS (3), PRETRAIN_ITERATIONS (1500), DATA (../shared/data/kernel_tuner),
-#   ALLOW_SKIP (set: exit 0 when the data is missing). Cells already in WORK_DIR are reused.
+#   BENCH_ALLOW_SKIPS=1 (exit 0 when the data is missing; bench/skip.sh). Cells already in
+#   WORK_DIR are reused.
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:?usage: tune_bench.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,11 +28,7 @@ budget=${BUDGET:-1000}
 batch=${BATCH:-10}
 strategies=${STRATEGIES:-random genetic bo bo-pretrained neural}
 pretrain_iterations=${PRETRAIN_ITERATIONS:-1500}
-if [ ! -d "$data" ]; then
-  echo "figure: tune_bench: skipped (no Kernel Tuner data at $data)"
-  [ -n "${ALLOW_SKIP:-}" ] && exit 0
-  exit 1
-fi
+[ -d "$data" ] || { bench_skip tune_bench "no Kernel Tuner data at $data"; exit 0; }
 mkdir -p "$work"
 tune() {  # tune OUT ARGS...: runs once, keeps the JSON (a rerun skips finished cells)
   local out=$1; shift
