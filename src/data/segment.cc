@@ -10,7 +10,7 @@ namespace graphcost::data {
 
 namespace {
 
-const char* kWhere = "graph segments";
+const char* kSegmentWhere = "graph segments";
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -83,7 +83,7 @@ std::vector<std::vector<int32_t>> metis_partition(const Graph& graph, int64_t ma
   const int status = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), nullptr,
                                          nullptr, nullptr, &nparts, nullptr, nullptr, options,
                                          &objval, part.data());
-  check_data(status == METIS_OK, kWhere, graph.name,
+  check_data(status == METIS_OK, kSegmentWhere, graph.name,
              "METIS_PartGraphKway failed with status " + std::to_string(status));
   std::vector<std::vector<int32_t>> groups(parts);
   for (int64_t v = 0; v < n; ++v) groups[part[v]].push_back(static_cast<int32_t>(v));
@@ -112,7 +112,7 @@ std::vector<std::vector<int32_t>> metis_partition(const Graph& graph, int64_t ma
 SegmentPartition parse_segment_partition(const std::string& name) {
   if (name == "contiguous") return SegmentPartition::Contiguous;
   if (name == "metis") return SegmentPartition::Metis;
-  throw Error(kWhere, "partition",
+  throw Error(kSegmentWhere, "partition",
               "unknown partition \"" + name + "\" (valid: contiguous, metis)");
 }
 
@@ -122,9 +122,9 @@ std::string segment_partition_name(SegmentPartition partition) {
 
 std::vector<std::vector<int32_t>> partition_graph(const Graph& graph, int64_t max_nodes,
                                                   SegmentPartition partition) {
-  check_data(max_nodes > 0, kWhere, "max_nodes", "must be positive");
+  check_data(max_nodes > 0, kSegmentWhere, "max_nodes", "must be positive");
   if (graph.num_nodes == 0) return {};
-  check_data(static_cast<int64_t>(graph.operands.offsets.size()) == graph.num_nodes + 1, kWhere,
+  check_data(static_cast<int64_t>(graph.operands.offsets.size()) == graph.num_nodes + 1, kSegmentWhere,
              graph.name, "adjacency not built (call build_adjacency)");
   return partition == SegmentPartition::Metis ? metis_partition(graph, max_nodes)
                                               : contiguous_partition(graph, max_nodes);
@@ -137,7 +137,7 @@ GraphSegment extract_segment(const Graph& graph, const std::vector<int32_t>& nod
   std::vector<int32_t> local(graph.num_nodes, -1);
   for (size_t i = 0; i < nodes.size(); ++i) {
     const int32_t v = nodes[i];
-    check_data(v >= 0 && v < graph.num_nodes && local[v] < 0, kWhere, graph.name,
+    check_data(v >= 0 && v < graph.num_nodes && local[v] < 0, kSegmentWhere, graph.name,
                "segment nodes must be distinct and in range");
     local[v] = static_cast<int32_t>(i);
   }
@@ -154,7 +154,7 @@ GraphSegment extract_segment(const Graph& graph, const std::vector<int32_t>& nod
   }
   for (int64_t e = 0; e < graph.num_edges(); ++e) {
     const int32_t a = graph.edges[2 * e], b = graph.edges[2 * e + 1];
-    check_data(a >= 0 && a < graph.num_nodes && b >= 0 && b < graph.num_nodes, kWhere, graph.name,
+    check_data(a >= 0 && a < graph.num_nodes && b >= 0 && b < graph.num_nodes, kSegmentWhere, graph.name,
                "edge " + std::to_string(e) + " has an end out of range");
     const int32_t consumer = local[a], operand = local[b];
     if (consumer >= 0 && operand >= 0) g.edges.insert(g.edges.end(), {consumer, operand});

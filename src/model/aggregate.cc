@@ -10,7 +10,7 @@ namespace graphcost::model {
 
 namespace {
 
-const char* kWhere = "mean_aggregate";
+const char* kAggregateWhere = "mean_aggregate";
 
 template <typename T>
 void neighbour_sum_kernel(const T* in, int64_t width, const int64_t* off, const int64_t* idx,
@@ -116,21 +116,21 @@ void check_csr(const char* where, const torch::Tensor& offsets, const torch::Ten
 void check_aggregate_inputs(const torch::Tensor& input, const torch::Tensor& offsets,
                             const torch::Tensor& indices, const torch::Tensor& reverse_offsets,
                             const torch::Tensor& reverse_indices) {
-  check_data(input.defined(), kWhere, "input", "undefined tensor");
-  check_data(input.dim() == 2 || input.dim() == 3, kWhere, "input",
+  check_data(input.defined(), kAggregateWhere, "input", "undefined tensor");
+  check_data(input.dim() == 2 || input.dim() == 3, kAggregateWhere, "input",
              "expected [n, C] or [n, S, C], got " + std::to_string(input.dim()) + " dims");
-  check_data(input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble, kWhere,
+  check_data(input.scalar_type() == torch::kFloat || input.scalar_type() == torch::kDouble, kAggregateWhere,
              "input", "expected float32 or float64");
-  check_data(input.is_contiguous(), kWhere, "input", "must be contiguous");
-  check_data(input.device().is_cpu(), kWhere, "input", "must be on the CPU");
+  check_data(input.is_contiguous(), kAggregateWhere, "input", "must be contiguous");
+  check_data(input.device().is_cpu(), kAggregateWhere, "input", "must be on the CPU");
   const int64_t num_in = input.size(0);
-  check_data(offsets.defined() && offsets.dim() == 1 && offsets.size(0) >= 1, kWhere, "offsets",
+  check_data(offsets.defined() && offsets.dim() == 1 && offsets.size(0) >= 1, kAggregateWhere, "offsets",
              "expected [num_out + 1] entries");
   const int64_t num_out = offsets.size(0) - 1;
-  check_csr(kWhere, offsets, indices, num_out, num_in, "offsets/indices");
-  check_csr(kWhere, reverse_offsets, reverse_indices, num_in, num_out,
+  check_csr(kAggregateWhere, offsets, indices, num_out, num_in, "offsets/indices");
+  check_csr(kAggregateWhere, reverse_offsets, reverse_indices, num_in, num_out,
             "reverse_offsets/reverse_indices");
-  check_data(indices.size(0) == reverse_indices.size(0), kWhere, "reverse_indices",
+  check_data(indices.size(0) == reverse_indices.size(0), kAggregateWhere, "reverse_indices",
              "the reverse CSR must have as many entries as the forward one");
 }
 

@@ -26,7 +26,7 @@ ChangeCsrPointers reverse_pointers(const ChangeCsr& csr) {
 
 namespace {
 
-const char* kWhere = "change_aggregate";
+const char* kChangeAggregateWhere = "change_aggregate";
 
 // Shape of one input row: `groups` groups (S, or 1 for a 2-D input) of 3 blocks of `width`.
 struct RowShape {
@@ -192,24 +192,24 @@ torch::Tensor change_aggregate(const torch::Tensor& projected, const ChangeCsr& 
   check_data(projected.defined() && (projected.dim() == 2 || projected.dim() == 3) &&
                  projected.size(-1) % 3 == 0 && projected.scalar_type() == torch::kFloat &&
                  projected.is_contiguous() && projected.device().is_cpu(),
-             kWhere, "projected", "expected a contiguous float32 CPU tensor [before, (S,) 3H]");
+             kChangeAggregateWhere, "projected", "expected a contiguous float32 CPU tensor [before, (S,) 3H]");
   const int64_t before = projected.size(0);
-  check_data(rows >= before, kWhere, "rows", "fewer output rows than changed rows");
-  check_csr(kWhere, csr.operand_offsets, csr.operand_indices, rows, before, "operand");
-  check_csr(kWhere, csr.user_offsets, csr.user_indices, rows, before, "user");
-  check_csr(kWhere, csr.operand_reverse_offsets, csr.operand_reverse_indices, before, rows,
+  check_data(rows >= before, kChangeAggregateWhere, "rows", "fewer output rows than changed rows");
+  check_csr(kChangeAggregateWhere, csr.operand_offsets, csr.operand_indices, rows, before, "operand");
+  check_csr(kChangeAggregateWhere, csr.user_offsets, csr.user_indices, rows, before, "user");
+  check_csr(kChangeAggregateWhere, csr.operand_reverse_offsets, csr.operand_reverse_indices, before, rows,
             "operand_reverse");
-  check_csr(kWhere, csr.user_reverse_offsets, csr.user_reverse_indices, before, rows,
+  check_csr(kChangeAggregateWhere, csr.user_reverse_offsets, csr.user_reverse_indices, before, rows,
             "user_reverse");
   for (const torch::Tensor* scale : {&csr.operand_scale, &csr.user_scale})
     check_data(scale->defined() && scale->scalar_type() == torch::kDouble && scale->dim() == 1 &&
                    scale->size(0) == rows && scale->is_contiguous(),
-               kWhere, "scale", "expected contiguous float64 [rows]");
+               kChangeAggregateWhere, "scale", "expected contiguous float64 [rows]");
   if (base.defined()) {
     check_data(base.scalar_type() == torch::kFloat && base.dim() == 2 && base.size(0) == rows &&
                    base.size(1) == projected.size(-1) / 3 && base.is_contiguous() &&
                    base.device().is_cpu(),
-               kWhere, "base", "expected a contiguous float32 CPU tensor [rows, H]");
+               kChangeAggregateWhere, "base", "expected a contiguous float32 CPU tensor [rows, H]");
   }
   // An autograd input must be a defined tensor: no base travels as an empty one.
   return ChangeAggregateFunction::apply(projected, base.defined() ? base : torch::empty({0}),

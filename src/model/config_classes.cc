@@ -15,7 +15,7 @@ namespace graphcost::model {
 
 namespace {
 
-const char* kWhere = "config_classes";
+const char* kConfigClassesWhere = "config_classes";
 
 std::atomic<bool> sharing_enabled{true};
 
@@ -71,7 +71,7 @@ void check_entries_below(const ChangeCsr& csr, int64_t before) {
   for (const torch::Tensor* indices : {&csr.operand_indices, &csr.user_indices}) {
     if (indices->numel() == 0) continue;
     check_data(indices->min().item<int64_t>() >= 0 && indices->max().item<int64_t>() < before,
-               kWhere, "csr", "entries must lie in [0, " + std::to_string(before) + ")");
+               kConfigClassesWhere, "csr", "entries must lie in [0, " + std::to_string(before) + ")");
   }
 }
 
@@ -79,9 +79,9 @@ void check_entries_below(const ChangeCsr& csr, int64_t before) {
 
 torch::Tensor configurable_node_classes(const torch::Tensor& config_values,
                                         const torch::Tensor& config_position) {
-  check_data(config_values.dim() == 3 && config_values.scalar_type() == torch::kFloat, kWhere,
+  check_data(config_values.dim() == 3 && config_values.scalar_type() == torch::kFloat, kConfigClassesWhere,
              "config_values", "expected float32 [S, nc, F]");
-  check_data(config_position.dim() == 1 && config_position.scalar_type() == torch::kLong, kWhere,
+  check_data(config_position.dim() == 1 && config_position.scalar_type() == torch::kLong, kConfigClassesWhere,
              "config_position", "expected int64 [rows]");
   const torch::Tensor values = config_values.contiguous();
   const int64_t s = values.size(0), nc = values.size(1), f = values.size(2);
@@ -89,7 +89,7 @@ torch::Tensor configurable_node_classes(const torch::Tensor& config_values,
   const int64_t* position = config_position.data_ptr<int64_t>();
   check_data(rows == 0 || (config_position.min().item<int64_t>() >= 0 &&
                            config_position.max().item<int64_t>() < nc),
-             kWhere, "config_position", "positions must lie in [0, " + std::to_string(nc) + ")");
+             kConfigClassesWhere, "config_position", "positions must lie in [0, " + std::to_string(nc) + ")");
   torch::Tensor classes = torch::empty({rows, s}, torch::kLong);
   const float* v = values.data_ptr<float>();
   int64_t* out = classes.data_ptr<int64_t>();
@@ -125,10 +125,10 @@ torch::Tensor configurable_node_classes(const torch::Tensor& config_values,
 }
 
 torch::Tensor next_hop_classes(const torch::Tensor& classes, const ChangeCsr& csr, int64_t rows) {
-  check_data(classes.dim() == 2 && classes.scalar_type() == torch::kLong, kWhere, "classes",
+  check_data(classes.dim() == 2 && classes.scalar_type() == torch::kLong, kConfigClassesWhere, "classes",
              "expected int64 [before, S]");
   check_data(csr.operand_offsets.size(0) == rows + 1 && csr.user_offsets.size(0) == rows + 1,
-             kWhere, "csr", "expected " + std::to_string(rows) + " rows");
+             kConfigClassesWhere, "csr", "expected " + std::to_string(rows) + " rows");
   const torch::Tensor in = classes.contiguous();
   const int64_t before = in.size(0), s = in.size(1);
   const int64_t* prev = in.data_ptr<int64_t>();
@@ -170,7 +170,7 @@ torch::Tensor next_hop_classes(const torch::Tensor& classes, const ChangeCsr& cs
 }
 
 RowSharing row_sharing(const torch::Tensor& classes) {
-  check_data(classes.dim() == 2 && classes.scalar_type() == torch::kLong, kWhere, "classes",
+  check_data(classes.dim() == 2 && classes.scalar_type() == torch::kLong, kConfigClassesWhere, "classes",
              "expected int64 [rows, S]");
   const torch::Tensor in = classes.contiguous();
   const int64_t rows = in.size(0), s = in.size(1);
@@ -188,7 +188,7 @@ RowSharing row_sharing(const torch::Tensor& classes) {
         representatives.push_back(r * s + c);
       // Per entry: test first, build the message only on failure.
       if (k < 0 || offset + k >= static_cast<int64_t>(representatives.size()))
-        throw Error(kWhere, "classes", "ids must count from 0 in order of first occurrence");
+        throw Error(kConfigClassesWhere, "classes", "ids must count from 0 in order of first occurrence");
       spread[r * s + c] = offset + k;
     }
   }
@@ -302,13 +302,13 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
                                      const ClassRows& after, const ChangeCsr& csr) {
   check_data(projected.dim() == 2 && projected.size(0) == before.sharing.distinct &&
                  projected.size(1) % 3 == 0,
-             kWhere, "projected",
+             kConfigClassesWhere, "projected",
              "expected [" + std::to_string(before.sharing.distinct) + ", 3H] for the entries");
   check_data(projected.scalar_type() == torch::kFloat || projected.scalar_type() == torch::kDouble,
-             kWhere, "projected", "expected float32 or float64");
+             kConfigClassesWhere, "projected", "expected float32 or float64");
   check_data(before.slate == after.slate && csr.operand_offsets.size(0) == after.rows + 1 &&
                  csr.user_offsets.size(0) == after.rows + 1,
-             kWhere, "classes", "the two levels and the csr disagree on rows or slate");
+             kConfigClassesWhere, "classes", "the two levels and the csr disagree on rows or slate");
   check_entries_below(csr, before.rows);
   const int64_t s = after.slate, entries = after.sharing.distinct, h = projected.size(1) / 3;
   const auto [op_off, op_idx, us_off, us_idx, op_scale, us_scale] = forward_pointers(csr);

@@ -8,8 +8,8 @@
 namespace graphcost::model {
 
 namespace {
-const char* kWhere = "model options";
-constexpr int64_t kLayoutValues = 7;  // one-hot over {-1, 0, 1, 2, 3, 4, 5}
+const char* kModelOptionsWhere = "model options";
+constexpr int64_t kLayoutValueCount = 7;  // one-hot over {-1, 0, 1, 2, 3, 4, 5}
 }  // namespace
 
 int64_t config_input_width(const ModelOptions& options) {
@@ -17,7 +17,7 @@ int64_t config_input_width(const ModelOptions& options) {
     return options.config_embedding > 0 ? options.config_embedding : options.config_width;
   }
   const int64_t values = options.config_embedding > 0 ? options.config_embedding
-                                                      : options.config_width * kLayoutValues;
+                                                      : options.config_width * kLayoutValueCount;
   return values + 1;  // + the "is configured" indicator
 }
 
@@ -57,14 +57,14 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
-  check_data(j.is_object(), kWhere, "", "expected a JSON object");
+  check_data(j.is_object(), kModelOptionsWhere, "", "expected a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& key = it.key();
     const nlohmann::json& value = it.value();
     try {
       if (key == "kind") {
         const std::string kind = value.get<std::string>();
-        check_data(kind == "tile" || kind == "layout", kWhere, key,
+        check_data(kind == "tile" || kind == "layout", kModelOptionsWhere, key,
                    "expected \"tile\" or \"layout\", got \"" + kind + "\"");
         options.kind = kind == "tile" ? data::ConfigKind::Tile : data::ConfigKind::Layout;
       } else if (key == "node_feature_width") {
@@ -87,12 +87,12 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
         options.activation = value.get<std::string>();
       } else if (key == "segment_nodes") {
         options.segment_nodes = value.get<int64_t>();
-        check_data(options.segment_nodes >= 0, kWhere, key, "must be >= 0 (0: whole graph)");
+        check_data(options.segment_nodes >= 0, kModelOptionsWhere, key, "must be >= 0 (0: whole graph)");
       } else if (key == "segment_partition") {
         options.segment_partition = value.get<std::string>();
         check_data(options.segment_partition == "contiguous" ||
                        options.segment_partition == "metis",
-                   kWhere, key, "expected \"contiguous\" or \"metis\"");
+                   kModelOptionsWhere, key, "expected \"contiguous\" or \"metis\"");
       } else if (key == "minus_one_padding") {
         options.minus_one_padding = value.get<bool>();
       } else if (key == "shape_mod128") {
@@ -114,10 +114,10 @@ void from_json(const nlohmann::json& j, ModelOptions& options) {
       } else if (key == "graph_norm") {
         options.graph_norm = value.get<bool>();
       } else {
-        throw Error(kWhere, key, "unknown key");
+        throw Error(kModelOptionsWhere, key, "unknown key");
       }
     } catch (const nlohmann::json::exception& e) {
-      throw Error(kWhere, key, std::string("wrong type: ") + e.what());
+      throw Error(kModelOptionsWhere, key, std::string("wrong type: ") + e.what());
     }
   }
 }

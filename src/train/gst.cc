@@ -12,7 +12,7 @@ namespace graphcost::train {
 
 namespace {
 
-const char* kWhere = "train options";
+const char* kGstWhere = "train options";
 // The segment choices and dropout draws come from their own stream family.
 constexpr uint64_t kGstStream = 0x6773745f73656dULL;
 
@@ -27,12 +27,12 @@ std::vector<float>& table_row(std::unordered_map<int64_t, std::vector<float>>& t
 }  // namespace
 
 void apply_gst_options(TrainOptions& options) {
-  check_data(options.gst_segment_nodes >= 0, kWhere, "gst_segment_nodes", "must be >= 0 (0: off)");
-  check_data(options.gst_segments_per_step >= 1, kWhere, "gst_segments_per_step",
+  check_data(options.gst_segment_nodes >= 0, kGstWhere, "gst_segment_nodes", "must be >= 0 (0: off)");
+  check_data(options.gst_segments_per_step >= 1, kGstWhere, "gst_segments_per_step",
              "must be at least 1");
-  check_data(options.gst_stale_dropout >= 0 && options.gst_stale_dropout < 1, kWhere,
+  check_data(options.gst_stale_dropout >= 0 && options.gst_stale_dropout < 1, kGstWhere,
              "gst_stale_dropout", "must be in [0, 1)");
-  check_data(options.gst_partition == "contiguous" || options.gst_partition == "metis", kWhere,
+  check_data(options.gst_partition == "contiguous" || options.gst_partition == "metis", kGstWhere,
              "gst_partition", "unknown partition \"" + options.gst_partition +
                                   "\" (valid: contiguous, metis)");
   options.model.segment_nodes = options.gst_segment_nodes;
@@ -45,7 +45,7 @@ SegmentTrainer::SegmentTrainer(const data::Collection& collection, const TrainOp
       segments_(collection.size()),
       table_(collection.size()) {
   apply_gst_options(options_);
-  check_data(options_.gst_segment_nodes > 0, kWhere, "gst_segment_nodes",
+  check_data(options_.gst_segment_nodes > 0, kGstWhere, "gst_segment_nodes",
              "segment training needs a positive segment size");
 }
 

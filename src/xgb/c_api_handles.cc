@@ -7,7 +7,7 @@
 namespace graphcost::xgb::detail {
 
 namespace {
-constexpr const char* kWhere = "xgboost";
+constexpr const char* kXgbApiWhere = "xgboost";
 }
 
 void check_call(int status, const std::string& where, const std::string& what) {
@@ -23,18 +23,18 @@ void check_call(int status, const std::string& where, const std::string& what) {
 
 Matrix::Matrix(const std::vector<float>& rows, int64_t width) {
   const bst_ulong count = width > 0 ? rows.size() / width : 0;
-  check_call(XGDMatrixCreateFromMat(rows.data(), count, width, std::nanf(""), &handle_), kWhere,
+  check_call(XGDMatrixCreateFromMat(rows.data(), count, width, std::nanf(""), &handle_), kXgbApiWhere,
              "DMatrix");
 }
 
-Booster::Booster() { check_call(XGBoosterCreate(nullptr, 0, &handle), kWhere, "booster"); }
+Booster::Booster() { check_call(XGBoosterCreate(nullptr, 0, &handle), kXgbApiWhere, "booster"); }
 
 Booster::Booster(const std::vector<DMatrixHandle>& cache) {
-  check_call(XGBoosterCreate(cache.data(), cache.size(), &handle), kWhere, "booster");
+  check_call(XGBoosterCreate(cache.data(), cache.size(), &handle), kXgbApiWhere, "booster");
 }
 
 void Booster::set(const std::string& key, const std::string& value) {
-  check_call(XGBoosterSetParam(handle, key.c_str(), value.c_str()), kWhere, key);
+  check_call(XGBoosterSetParam(handle, key.c_str(), value.c_str()), kXgbApiWhere, key);
 }
 
 }  // namespace graphcost::xgb::detail

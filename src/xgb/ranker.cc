@@ -18,7 +18,7 @@ namespace {
 
 using detail::check_call;
 using detail::Matrix;
-constexpr const char* kWhere = "xgboost";
+constexpr const char* kXgbRankerWhere = "xgboost";
 
 // Relevance labels for rank:pairwise (higher = better): how many of the group's configurations
 // are strictly slower; equal runtimes get equal labels, so they form no pair.
@@ -41,7 +41,7 @@ XgbRanker::XgbRanker(XgbOptions options, std::shared_ptr<Booster> booster)
     : options_(std::move(options)), booster_(std::move(booster)) {}
 
 XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions& requested) {
-  check_data(requested.rounds >= 1, kWhere, "rounds", "must be at least 1");
+  check_data(requested.rounds >= 1, kXgbRankerWhere, "rounds", "must be at least 1");
   XgbOptions options = requested;
   options.features.kind = collection.id().kind;
   options.features.node_feature_width = collection.node_feature_width();
@@ -71,15 +71,15 @@ XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions&
     labels.insert(labels.end(), group_labels.begin(), group_labels.end());
     groups.push_back(static_cast<unsigned>(indices.size()));
   }
-  check_data(!groups.empty(), kWhere, "data",
+  check_data(!groups.empty(), kXgbRankerWhere, "data",
              "no graph with runtimes and at least 2 configurations to train on");
   Matrix matrix(rows, width);
-  check_call(XGDMatrixSetFloatInfo(matrix.get(), "label", labels.data(), labels.size()), kWhere, "label");
-  check_call(XGDMatrixSetUIntInfo(matrix.get(), "group", groups.data(), groups.size()), kWhere, "group");
+  check_call(XGDMatrixSetFloatInfo(matrix.get(), "label", labels.data(), labels.size()), kXgbRankerWhere, "label");
+  check_call(XGDMatrixSetUIntInfo(matrix.get(), "group", groups.data(), groups.size()), kXgbRankerWhere, "group");
   auto booster = std::make_shared<Booster>();
   DMatrixHandle handles[] = {matrix.get()};
   XGBoosterFree(booster->handle);
-  check_call(XGBoosterCreate(handles, 1, &booster->handle), kWhere, "booster");
+  check_call(XGBoosterCreate(handles, 1, &booster->handle), kXgbRankerWhere, "booster");
   booster->set("objective", options.objective);
   booster->set("max_depth", std::to_string(options.max_depth));
   booster->set("eta", std::to_string(options.eta));
@@ -90,7 +90,7 @@ XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions&
   booster->set("verbosity", "0");
   for (int64_t round = 0; round < options.rounds; ++round)
     check_call(XGBoosterUpdateOneIter(booster->handle, static_cast<int>(round), matrix.get()),
-               kWhere, "round " + std::to_string(round));
+               kXgbRankerWhere, "round " + std::to_string(round));
   return XgbRanker(options, booster);
 }
 

@@ -6,7 +6,7 @@
 namespace graphcost::xgb {
 
 namespace {
-constexpr const char* kWhere = "xgboost trees";
+constexpr const char* kTreesWhere = "xgboost trees";
 }
 
 struct GradientBoostedTrees::Handle {
@@ -21,17 +21,17 @@ GradientBoostedTrees GradientBoostedTrees::train(const std::vector<float>& rows,
                                                  const std::vector<float>& labels,
                                                  const TreeOptions& options,
                                                  const std::vector<float>& weights) {
-  check_data(options.rounds >= 1, kWhere, "rounds", "must be at least 1");
-  check_data(width >= 1 && !labels.empty() && rows.size() == labels.size() * width, kWhere,
+  check_data(options.rounds >= 1, kTreesWhere, "rounds", "must be at least 1");
+  check_data(width >= 1 && !labels.empty() && rows.size() == labels.size() * width, kTreesWhere,
              "rows", "need one row of " + std::to_string(width) + " values per label");
-  check_data(weights.empty() || weights.size() == labels.size(), kWhere, "weights",
+  check_data(weights.empty() || weights.size() == labels.size(), kTreesWhere, "weights",
              "need one weight per row");
   detail::Matrix matrix(rows, width);
   detail::check_call(XGDMatrixSetFloatInfo(matrix.get(), "label", labels.data(), labels.size()),
-                     kWhere, "label");
+                     kTreesWhere, "label");
   if (!weights.empty()) {
     detail::check_call(
-        XGDMatrixSetFloatInfo(matrix.get(), "weight", weights.data(), weights.size()), kWhere,
+        XGDMatrixSetFloatInfo(matrix.get(), "weight", weights.data(), weights.size()), kTreesWhere,
         "weight");
   }
   auto handle = std::make_shared<Handle>(std::vector<DMatrixHandle>{matrix.get()});
@@ -47,21 +47,21 @@ GradientBoostedTrees GradientBoostedTrees::train(const std::vector<float>& rows,
   b.set("verbosity", "0");
   for (int64_t round = 0; round < options.rounds; ++round) {
     detail::check_call(XGBoosterUpdateOneIter(b.handle, static_cast<int>(round), matrix.get()),
-                       kWhere, "round " + std::to_string(round));
+                       kTreesWhere, "round " + std::to_string(round));
   }
   return GradientBoostedTrees(width, handle);
 }
 
 std::vector<double> GradientBoostedTrees::predict(const std::vector<float>& rows) const {
-  check_data(rows.size() % width_ == 0, kWhere, "rows",
+  check_data(rows.size() % width_ == 0, kTreesWhere, "rows",
              "not a whole number of rows of " + std::to_string(width_) + " values");
   if (rows.empty()) return {};
   detail::Matrix matrix(rows, width_);
   bst_ulong length = 0;
   const float* out = nullptr;
   detail::check_call(XGBoosterPredict(handle_->booster.handle, matrix.get(), 0, 0, 0, &length, &out),
-                     kWhere, "predict");
-  check_data(length * width_ == rows.size(), kWhere, "predict", "wrong number of predictions");
+                     kTreesWhere, "predict");
+  check_data(length * width_ == rows.size(), kTreesWhere, "predict", "wrong number of predictions");
   return std::vector<double>(out, out + length);
 }
 

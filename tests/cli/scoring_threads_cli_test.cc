@@ -106,7 +106,7 @@ TEST_F(ScoringThreadsCli, PredictAndEvalDoNotDependOnTheThreadCount) {
       EXPECT_EQ(std::count(one.begin(), one.end(), '\n'),
                 collection == "tile:xla" ? 1 + 7 : 1 + 5)
           << one;
-      EXPECT_EQ(predict(collection, runs, 2), one);
+      // 3 threads over 5 or 7 graphs: uneven shares and more workers than one per core.
       EXPECT_EQ(predict(collection, runs, 3), one);
       const std::string metrics = eval_json(collection, runs, 1, "--max-configs 9");
       ASSERT_NE(metrics.find("graph_count"), std::string::npos) << metrics;

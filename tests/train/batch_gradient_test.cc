@@ -52,7 +52,9 @@ class BatchGradientTest : public ::testing::Test {
     const std::vector<torch::Tensor> got = gradients();
     for (size_t p = 0; p < got.size(); ++p) {
       EXPECT_TRUE(torch::allclose(got[p], expected[p], 1e-4, 1e-6)) << "parameter " << p;
-      if (!first.empty()) EXPECT_TRUE(torch::equal(got[p], first[p])) << "parameter " << p;
+      if (!first.empty()) {
+        EXPECT_TRUE(torch::equal(got[p], first[p])) << "parameter " << p;
+      }
     }
     if (first.empty()) first = got;
   }
