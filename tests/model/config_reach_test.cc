@@ -3,13 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "tensor_testing.h"
 
 namespace graphcost::model {
 namespace {
-
-std::vector<int64_t> values(const torch::Tensor& t) {
-  return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-}
 
 // A chain 0 <- 1 <- 2 <- 3 <- 4 (each node uses the previous one) plus an isolated node 5.
 GraphTensors chain(std::vector<int32_t> configurable) {
@@ -26,18 +23,18 @@ GraphTensors chain(std::vector<int32_t> configurable) {
 
 TEST(ConfigReach, OrdersNodesByHopsFromConfigurableNodes) {
   const ConfigReachPlan plan = plan_config_reach(chain({2}), 1, false);
-  EXPECT_EQ(values(plan.order), (std::vector<int64_t>{2, 1, 3, 0, 4, 5}));
+  EXPECT_EQ(testing::int64_values(plan.order), (std::vector<int64_t>{2, 1, 3, 0, 4, 5}));
   EXPECT_EQ(plan.reach, (std::vector<int64_t>{1, 3, 5}));
-  EXPECT_EQ(values(plan.config_position), (std::vector<int64_t>{0}));
+  EXPECT_EQ(testing::int64_values(plan.config_position), (std::vector<int64_t>{0}));
   ASSERT_EQ(plan.layers.size(), 1u);
   // Layer 1 rows are labels 0..2 (nodes 2, 1, 3); their operands in labels: 2 -> 1, 1 -> 0 (node
   // 0 has label 3), 3 -> 2 (label 0).
-  EXPECT_EQ(values(plan.layers[0].operand_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
-  EXPECT_EQ(values(plan.layers[0].operand_indices), (std::vector<int64_t>{1, 3, 0}));
+  EXPECT_EQ(testing::int64_values(plan.layers[0].operand_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(testing::int64_values(plan.layers[0].operand_indices), (std::vector<int64_t>{1, 3, 0}));
   // Reverse over input labels 0..4: who among the rows uses each one.
-  EXPECT_EQ(values(plan.layers[0].operand_reverse_offsets),
+  EXPECT_EQ(testing::int64_values(plan.layers[0].operand_reverse_offsets),
             (std::vector<int64_t>{0, 1, 2, 2, 3, 3}));
-  EXPECT_EQ(values(plan.layers[0].operand_reverse_indices), (std::vector<int64_t>{2, 0, 1}));
+  EXPECT_EQ(testing::int64_values(plan.layers[0].operand_reverse_indices), (std::vector<int64_t>{2, 0, 1}));
 }
 
 TEST(ConfigReach, SharedPassCoversWhatTheReachedRowsRead) {
@@ -46,7 +43,7 @@ TEST(ConfigReach, SharedPassCoversWhatTheReachedRowsRead) {
   EXPECT_EQ(every.shared_rows, (std::vector<int64_t>{6, 6}));
   EXPECT_EQ(every.shared_inputs, (std::vector<int64_t>{6, 6}));
   const ConfigReachPlan plan = plan_config_reach(chain({0}), 2, false, /*final_shared=*/false);
-  EXPECT_EQ(values(plan.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(testing::int64_values(plan.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(plan.reach, (std::vector<int64_t>{1, 2, 3, 4}));
   // Layer 2 (the last) needs its shared pre-activation on the 2-hop rows and reads 3 hops;
   // layer 1 must then produce those 3-hop rows, reading 4 hops. Node 5 is never computed.
@@ -54,19 +51,19 @@ TEST(ConfigReach, SharedPassCoversWhatTheReachedRowsRead) {
   EXPECT_EQ(plan.shared_inputs, (std::vector<int64_t>{5, 4}));
   ASSERT_EQ(plan.shared_layers.size(), 2u);
   const ReachLayerCsr& last = plan.shared_layers[1];
-  EXPECT_EQ(values(last.operand_offsets), (std::vector<int64_t>{0, 0, 1, 2}));
-  EXPECT_EQ(values(last.operand_indices), (std::vector<int64_t>{0, 1}));
-  EXPECT_EQ(values(last.user_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
-  EXPECT_EQ(values(last.user_indices), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(testing::int64_values(last.operand_offsets), (std::vector<int64_t>{0, 0, 1, 2}));
+  EXPECT_EQ(testing::int64_values(last.operand_indices), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(testing::int64_values(last.user_offsets), (std::vector<int64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(testing::int64_values(last.user_indices), (std::vector<int64_t>{1, 2, 3}));
   // Reverse of the operand CSR over the 4 inputs: label 3 is read by no row.
-  EXPECT_EQ(values(last.operand_reverse_offsets), (std::vector<int64_t>{0, 1, 2, 2, 2}));
-  EXPECT_EQ(values(last.operand_reverse_indices), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(testing::int64_values(last.operand_reverse_offsets), (std::vector<int64_t>{0, 1, 2, 2, 2}));
+  EXPECT_EQ(testing::int64_values(last.operand_reverse_indices), (std::vector<int64_t>{1, 2}));
 }
 
 TEST(ConfigReach, TileReachesEveryNodeAndDuplicatesAreRejected) {
   const ConfigReachPlan tile = plan_config_reach(chain({}), 2, true);
   EXPECT_EQ(tile.reach, (std::vector<int64_t>{6, 6, 6, 6}));
-  EXPECT_EQ(values(tile.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(testing::int64_values(tile.order), (std::vector<int64_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_THROW(plan_config_reach(chain({3, 3}), 1, false), Error);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "tensor_testing.h"
 
 namespace graphcost::model {
 namespace {
@@ -22,25 +23,21 @@ data::Graph three_nodes() {
   return g;
 }
 
-std::vector<int64_t> values(const torch::Tensor& t) {
-  return std::vector<int64_t>(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-}
-
 TEST(GraphTensors, CompressesFeaturesAndCopiesAdjacency) {
   GraphTensors t = make_graph_tensors(three_nodes());
   EXPECT_EQ(t.num_nodes, 3);
-  EXPECT_EQ(values(t.opcodes), (std::vector<int64_t>{4, 0, 7}));
+  EXPECT_EQ(testing::int64_values(t.opcodes), (std::vector<int64_t>{4, 0, 7}));
   ASSERT_EQ(t.node_features.sizes(), (std::vector<int64_t>{3, 2}));
   EXPECT_FLOAT_EQ(t.node_features[0][0].item<float>(), 0.0f);
   EXPECT_FLOAT_EQ(t.node_features[0][1].item<float>(), std::log(2.0f));
   EXPECT_FLOAT_EQ(t.node_features[1][0].item<float>(), -std::log(4.0f));
   EXPECT_FLOAT_EQ(t.node_features[1][1].item<float>(), std::log(101.0f));
   EXPECT_FLOAT_EQ(t.node_features[2][1].item<float>(), -std::log(1.5f));
-  EXPECT_EQ(values(t.operand_offsets), (std::vector<int64_t>{0, 0, 1, 3}));
-  EXPECT_EQ(values(t.operand_indices), (std::vector<int64_t>{0, 0, 1}));
-  EXPECT_EQ(values(t.user_offsets), (std::vector<int64_t>{0, 2, 3, 3}));
-  EXPECT_EQ(values(t.user_indices), (std::vector<int64_t>{2, 1, 2}));
-  EXPECT_EQ(values(t.configurable_nodes), (std::vector<int64_t>{2, 0}));
+  EXPECT_EQ(testing::int64_values(t.operand_offsets), (std::vector<int64_t>{0, 0, 1, 3}));
+  EXPECT_EQ(testing::int64_values(t.operand_indices), (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(testing::int64_values(t.user_offsets), (std::vector<int64_t>{0, 2, 3, 3}));
+  EXPECT_EQ(testing::int64_values(t.user_indices), (std::vector<int64_t>{2, 1, 2}));
+  EXPECT_EQ(testing::int64_values(t.configurable_nodes), (std::vector<int64_t>{2, 0}));
 }
 
 TEST(GraphTensors, RejectsMissingAdjacency) {

@@ -95,7 +95,7 @@ TrainOptions small_options(int64_t iterations) {
   return options;
 }
 
-std::string fresh_dir(const std::string& name) {
+std::string swa_dir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("graphcost_swa_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -109,7 +109,7 @@ TEST(WeightAverage, TrainedModelIsTheMeanOfTheWeightsAtTheSnapshots) {
   // The weights after 20, 25 and 30 iterations, from plain runs (training is deterministic).
   std::vector<std::vector<torch::Tensor>> snapshots;
   for (int64_t at : {20, 25, 30}) {
-    const std::string dir = fresh_dir("plain" + std::to_string(at));
+    const std::string dir = swa_dir("plain" + std::to_string(at));
     train(small_options(at), *train_set, nullptr, dir, false);
     snapshots.push_back(model::load_model(dir + "/model.pt")->parameters());
     fs::remove_all(dir);
@@ -117,7 +117,7 @@ TEST(WeightAverage, TrainedModelIsTheMeanOfTheWeightsAtTheSnapshots) {
   TrainOptions options = small_options(30);
   options.swa_start = 20;
   options.swa_every = 5;
-  const std::string whole = fresh_dir("whole");
+  const std::string whole = swa_dir("whole");
   const TrainResult result = train(options, *train_set, valid_set.get(), whole, false);
   EXPECT_TRUE(result.last_validation.contains("top1_error"));
   const auto averaged = model::load_model(whole + "/model.pt")->parameters();
@@ -130,7 +130,7 @@ TEST(WeightAverage, TrainedModelIsTheMeanOfTheWeightsAtTheSnapshots) {
     EXPECT_TRUE(torch::equal(averaged[i], mean)) << i;
   }
   // Interrupted at 22 (one snapshot in) and resumed: the average carries over.
-  const std::string parts = fresh_dir("parts");
+  const std::string parts = swa_dir("parts");
   options.iterations = 22;
   train(options, *train_set, nullptr, parts, false);
   options.iterations = 30;
