@@ -122,7 +122,9 @@ TEST(TrainOptionsTable, RoundTripsEveryFieldExactly) {
   for (const auto& [key, value] : j.items()) {
     if (key == "model") {
       for (const auto& [model_key, model_value] : value.items())
-        if (model_key != "graph_norm") EXPECT_NE(model_value, defaults["model"][model_key]) << model_key;
+        if (model_key != "graph_norm") {
+          EXPECT_NE(model_value, defaults["model"][model_key]) << model_key;
+        }
     } else {
       EXPECT_NE(value, defaults[key]) << key;
     }
@@ -252,7 +254,9 @@ TEST(TrainOptionsTable, FlagsAreTheJsonKeys) {
   for (const auto& field : data::data_option_fields())
     EXPECT_EQ(first_flag(field.flags), flag_of_key(field.key));
   for (const auto& field : train_option_fields())
-    if (field.flags[0] != '\0') EXPECT_EQ(first_flag(field.flags), flag_of_key(field.key));
+    if (field.flags[0] != '\0') {
+      EXPECT_EQ(first_flag(field.flags), flag_of_key(field.key));
+    }
   int model_flags = 0;
   for (const auto& field : model::model_option_fields()) {
     if (field.flags[0] == '\0') continue;
