@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/distributed.h"
+#include "cli/option_flags.h"
 #include "cli/scoring.h"
 #include "core/error.h"
 #include "model/threads.h"
@@ -18,16 +19,14 @@ struct EvalOptions {
   std::string ensemble = "mean";
   int64_t mc_samples = 0;
   std::string baseline;
-  std::string data;
-  std::string collection;
-  std::string split = "valid";
+  // data, collection (default: the run's), split, prune_hops (default: as the run trained)
+  data::DataOptions source{"", "", "valid", {}, false, kRunPruning, "all"};
   int64_t max_configs = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;
   int64_t anchors = kAutoAnchors;
   uint64_t seed = 0;
   int threads = 0;
-  int prune_hops = kRunPruning;
   bool json = false;
   dist::LaunchOptions launch;
 };
@@ -37,10 +36,10 @@ struct EvalOptions {
 std::string shared_options(const EvalOptions& o) {
   return nlohmann::json{{"ensemble", o.ensemble},
                         {"mc_samples", o.mc_samples}, {"baseline", o.baseline},
-                        {"collection", o.collection}, {"split", o.split},
+                        {"collection", o.source.collection}, {"split", o.source.split},
                         {"max_configs", o.max_configs}, {"slate_size", o.slate_size},
                         {"tta", o.tta},               {"anchors", o.anchors},
-                        {"seed", o.seed},             {"prune", o.prune_hops}}
+                        {"seed", o.seed},             {"prune", o.source.prune_hops}}
       .dump();
 }
 
@@ -67,7 +66,7 @@ void run_eval(const EvalOptions& o) {
   scorer.anchors = o.anchors;
   scorer.ensemble = o.ensemble;
   scorer.mc_samples = o.mc_samples;
-  std::string collection = o.collection;
+  std::string collection = o.source.collection;
   if (!o.run_dirs.empty()) {
     std::string trained_on;
     runs = load_runs(o.run_dirs, trained_on);
@@ -80,14 +79,14 @@ void run_eval(const EvalOptions& o) {
   data::CollectionId id = data::CollectionId::parse(collection);
   check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
-  apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);
-  auto c = data::open_collection(o.data, id, o.split, load);
+  apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
+  auto c = data::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;
   std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs, &spreads);
   for (const auto& s : scores) {
-    if (s.measured.empty()) throw Error(o.data, s.name, "no runtimes to evaluate against (test split without answers?)");
+    if (s.measured.empty()) throw Error(o.source.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }
   if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::MetricTable table = eval::evaluate(id.kind, scores);
@@ -98,11 +97,11 @@ void run_eval(const EvalOptions& o) {
   if (o.json) {
     nlohmann::json j = eval::to_json(table);
     j["collection"] = id.str();
-    j["split"] = o.split;
+    j["split"] = o.source.split;
     if (o.mc_samples > 0) j["mc_mean_std"] = mean_spread(spreads);
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("%s %s\n%s", id.str().c_str(), o.split.c_str(), eval::format_table(table).c_str());
+    std::printf("%s %s\n%s", id.str().c_str(), o.source.split.c_str(), eval::format_table(table).c_str());
     if (o.mc_samples > 0) std::printf("mc dropout: mean predicted std %.6g over %lld passes\n",
                                       mean_spread(spreads), static_cast<long long>(o.mc_samples));
   }
@@ -120,9 +119,14 @@ void add_eval_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--baseline", o->baseline, "instead of a model: random, or default (tile)");
-  cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
-  cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
-  cmd->add_option("--split", o->split, "split to evaluate")->capture_default_str();
+  const auto data = add_data_options(
+      cmd, o->source, {"data", "collection", "split", "prune_hops"},
+      {{"collection", "collection id (default: the run's)"},
+       {"split", "split to evaluate"},
+       {"prune_hops",
+        "prune to K hops around configurable nodes (default: as the run trained; -1: none)"}});
+  data.at("data")->required();
+  data.at("prune_hops")->default_str("");
   cmd->add_option("--max-configs", o->max_configs,
                   "evaluate a seeded sample of at most this many configurations per graph (0 = all)")
       ->check(at_least(0))
@@ -135,9 +139,7 @@ void add_eval_command(CLI::App& app) {
                   "and MC dropout")
       ->check(unsigned_64())
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--prune", o->prune_hops,
-                  "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
+  add_threads_option(cmd, o->threads, "threads");
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_eval(*o); });

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/error.h"
 #include "data/collection.h"
 #include "data/dedup.h"
@@ -100,10 +101,8 @@ void print_collection(const nlohmann::json& j) {
 
 struct InspectOptions {
   std::string path;
-  std::string collection;
-  bool skip_invalid = false;
+  data::DataOptions source{"", "", "", {}, false, -1, "all"};  // collection, skip_invalid, prune_hops
   bool json = false;
-  int prune_hops = -1;
   bool verify = false;
 };
 
@@ -123,55 +122,55 @@ void run_inspect(const InspectOptions& o) {
   if (o.verify) return verify_only(o.path);
   data::LoadOptions load;
   load.merge_duplicates = false;  // inspect counts duplicates, it does not merge them
-  load.skip_invalid = o.skip_invalid;
+  load.skip_invalid = o.source.skip_invalid;
   nlohmann::json out = nlohmann::json::array();
   fs::path p(o.path);
   // An unknown id is named as such, not reported as "no collection files".
-  if (!o.collection.empty()) data::CollectionId::parse(o.collection);
+  if (!o.source.collection.empty()) data::CollectionId::parse(o.source.collection);
   const std::vector<std::string> splits = {"train", "valid", "test"};
   if (io::is_pack_file(o.path)) {
     io::verify_pack(o.path);  // every checksum, configuration blocks included
     load.kind_from_data = true;
-    out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.prune_hops));
+    out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.source.prune_hops));
     out.back()["checksums"] = "ok";
   } else if (const std::string root = data::dataset_root_of(o.path); !root.empty()) {
     // A dataset root (or its npz/ folder): every collection and split present.
     for (const data::CollectionId& id : data::CollectionId::all()) {
-      if (!o.collection.empty() && id.str() != o.collection) continue;
+      if (!o.source.collection.empty() && id.str() != o.source.collection) continue;
       for (const std::string& split : splits) {
         const fs::path dir = fs::path(root) / id.relative_dir() / split;
         if (!fs::is_directory(dir)) continue;
         if (!has_record_files_or_note(dir)) continue;
-        out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.prune_hops));
+        out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.source.prune_hops));
       }
     }
     if (out.empty())
-      throw Error(o.path, "", o.collection.empty()
+      throw Error(o.path, "", o.source.collection.empty()
                                   ? "no collection files under npz/"
-                                  : "no files of collection " + o.collection + " under npz/");
+                                  : "no files of collection " + o.source.collection + " under npz/");
   } else if (fs::is_directory(p) && fs::is_directory(p / "train")) {
     // A collection folder: the collection its names say (npz/tile/xla), else the kind the data has.
     data::CollectionId id;
-    if (o.collection.empty()) {
+    if (o.source.collection.empty()) {
       load.kind_from_data = true;
     } else {
-      id = data::CollectionId::parse(o.collection);
+      id = data::CollectionId::parse(o.source.collection);
     }
     for (const std::string& split : splits) {
       if (!fs::is_directory(p / split) || !has_record_files_or_note(p / split)) continue;
       out.push_back(
-          inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
+          inspect_collection(*data::open_collection(o.path, id, split, load), o.source.prune_hops));
     }
     if (out.empty()) throw Error(o.path, "", "no .npz or .pb files in its split folders");
   } else {
     // One file or one folder of files: the kind comes from the data unless a collection is named.
     data::CollectionId id;
-    if (!o.collection.empty()) {
-      id = data::CollectionId::parse(o.collection);
+    if (!o.source.collection.empty()) {
+      id = data::CollectionId::parse(o.source.collection);
     } else {
       load.kind_from_data = true;
     }
-    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load), o.prune_hops));
+    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load), o.source.prune_hops));
   }
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());
@@ -189,15 +188,15 @@ void add_inspect_command(CLI::App& app) {
                  "n, m, nc, c, runtime range and distinct configurations");
   cmd->add_option("path", options->path, "dataset root, collection or split folder, .npz or pack")
       ->required();
-  cmd->add_option("--collection", options->collection,
-                  "only this collection (tile:xla, layout:{xla,nlp}:{default,random})");
-  cmd->add_flag("--skip-invalid", options->skip_invalid,
-                "warn about and skip files that fail validation instead of stopping");
+  const auto data = add_data_options(
+      cmd, options->source, {"collection", "skip_invalid", "prune_hops"},
+      {{"collection", "only this collection (tile:xla, layout:{xla,nlp}:{default,random})"},
+       {"skip_invalid", "warn about and skip files that fail validation instead of stopping"},
+       {"prune_hops",
+        "also show in a column `kept` how many nodes pruning to K hops around the configurable "
+        "nodes would keep (layout graphs; tile graphs keep all)"}});
+  data.at("prune_hops")->check(CLI::Range(0, 1 << 20))->default_str("");
   cmd->add_flag("--json", options->json, "print JSON instead of a table");
-  cmd->add_option("--prune", options->prune_hops,
-                  "also show in a column `kept` how many nodes pruning to K hops around the "
-                  "configurable nodes would keep (layout graphs; tile graphs keep all)")
-      ->check(CLI::Range(0, 1 << 20));
   cmd->add_flag("--verify", options->verify,
                 "packs only: check every checksum and validate every graph, print one line "
                 "instead of the table");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/error.h"
 #include "data/collection.h"
 #include "data/dedup.h"
@@ -27,13 +28,11 @@ namespace {
 
 struct NoiseOptions {
   std::string path;
-  std::string collection;
+  data::DataOptions source{"", "", "valid", {}, false, -1, "all"};  // collection, data, split
   int64_t min_gap = 1;
   int64_t max_gap = std::numeric_limits<int64_t>::max();
   double fast = 1.01;
   std::string submission;
-  std::string data;
-  std::string split = "valid";
   bool json = false;
 };
 
@@ -97,7 +96,7 @@ void add_model(const NoiseOptions& o, std::vector<RepeatedGraph>& graphs) {
     rankings[collection][stem] = std::move(row.top_configs);
   }
   check_data(!rankings.empty(), o.submission, "", "no rows");
-  std::string collection = o.collection;
+  std::string collection = o.source.collection;
   if (collection.empty()) {
     check_data(rankings.size() == 1, o.submission, "",
                "ranks graphs of " + std::to_string(rankings.size()) +
@@ -116,7 +115,7 @@ void add_model(const NoiseOptions& o, std::vector<RepeatedGraph>& graphs) {
   load.merge_duplicates = false;  // submission indices are the split file's own
   int64_t matched = 0;
   data::for_each_graph(
-      o.data, id, o.split, load, 2,
+      o.source.data, id, o.source.split, load, 2,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         auto g = by_name.find(graph.name);
         auto r = ranked->second.find(graph.name);
@@ -146,7 +145,7 @@ void add_model(const NoiseOptions& o, std::vector<RepeatedGraph>& graphs) {
         ++matched;
       });
   check_data(matched > 0, o.submission, collection,
-             "ranks none of the measured graphs in the " + o.split + " split of " + o.data);
+             "ranks none of the measured graphs in the " + o.source.split + " split of " + o.source.data);
 }
 
 void print_graph(const nlohmann::json& g, const NoiseOptions& o) {
@@ -251,16 +250,16 @@ void print_means(const nlohmann::json& means) {
 }
 
 void run_noise(const NoiseOptions& o) {
-  check_data(o.submission.empty() == o.data.empty(), "noise", "--submission",
+  check_data(o.submission.empty() == o.source.data.empty(), "noise", "--submission",
              "--submission and --data go together (the split the submission ranks)");
   check_data(o.max_gap >= o.min_gap, "noise", "--max-gap", "must be at least --min-gap");
   data::LoadOptions load;
   load.merge_duplicates = false;  // the repeats are what this command reads
   data::CollectionId id;
-  if (o.collection.empty()) {
+  if (o.source.collection.empty()) {
     load.kind_from_data = true;
   } else {
-    id = data::CollectionId::parse(o.collection);
+    id = data::CollectionId::parse(o.source.collection);
   }
   std::vector<RepeatedGraph> graphs;
   data::for_each_graph(
@@ -324,9 +323,9 @@ void add_noise_command(CLI::App& app) {
   cmd->add_option("path", o->path,
                   "the measured records, not deduplicated: a .npz or a folder of them")
       ->required();
-  cmd->add_option("--collection", o->collection,
-                  "collection id (default: the kind from the data; with --submission, the one "
-                  "collection it ranks)");
+  add_data_options(cmd, o->source, {"collection"},
+                   {{"collection", "collection id (default: the kind from the data; with "
+                                   "--submission, the one collection it ranks)"}});
   cmd->add_option("--min-gap", o->min_gap,
                   "pair a configuration's first measurement with its first repeat at least this "
                   "many records later (records close together share drift)")
@@ -343,8 +342,9 @@ void add_noise_command(CLI::App& app) {
   cmd->add_option("--submission", o->submission,
                   "a layout submission CSV ranking a split of the same graphs: its tau against "
                   "each measurement of the repeated configurations that split holds");
-  cmd->add_option("--data", o->data, "with --submission: the dataset the submission ranks");
-  cmd->add_option("--split", o->split, "with --submission: its split")->capture_default_str();
+  add_data_options(cmd, o->source, {"data", "split"},
+                   {{"data", "with --submission: the dataset the submission ranks"},
+                    {"split", "with --submission: its split"}});
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
   cmd->callback([o] { run_noise(*o); });
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "data/collection.h"
@@ -18,24 +19,21 @@ namespace {
 
 struct PackOptions {
   std::string root;
-  std::string collection;
-  std::string split = "train";
+  data::DataOptions source{"", "", "train", {}, false, -1, "all"};  // collection, split, exclude, skip_invalid
   std::string out;
-  bool skip_invalid = false;
   bool keep_duplicates = false;
-  std::vector<std::string> exclude;
   int64_t files_at_once = 0;
 };
 
 void run_pack(const PackOptions& o) {
-  const data::CollectionId id = data::CollectionId::parse(o.collection);
+  const data::CollectionId id = data::CollectionId::parse(o.source.collection);
   data::LoadOptions load;
-  load.skip_invalid = o.skip_invalid;
+  load.skip_invalid = o.source.skip_invalid;
   // Test files keep every configuration: a submission names configurations by their index.
-  load.merge_duplicates = !o.keep_duplicates && o.split != "test";
-  load.exclude = o.exclude;
+  load.merge_duplicates = !o.keep_duplicates && o.source.split != "test";
+  load.exclude = o.source.exclude;
   std::unique_ptr<io::PackWriter> writer;
-  std::string split = o.split;
+  std::string split = o.source.split;
   data::CollectionId pack_id = id;
   // Loads, validates and deduplicates the same way training does, so a pack holds exactly
   // what training on the npz folder would see; but only a few files at a time, written out
@@ -46,13 +44,13 @@ void run_pack(const PackOptions& o) {
   int64_t total = 0;  // graphs expected: one per npz file (a .pb file may hold several)
   if (io::is_pack_file(o.root)) {
     // Repacking keeps the source pack's own id and split.
-    const auto source = data::open_collection(o.root, id, o.split, load);
+    const auto source = data::open_collection(o.root, id, o.source.split, load);
     total = source->size();
     pack_id = source->id();
     split = source->split();
   } else {
     try {
-      total = static_cast<int64_t>(data::list_collection_files(o.root, id, o.split).size());
+      total = static_cast<int64_t>(data::list_collection_files(o.root, id, o.source.split).size());
     } catch (const Error&) {
       // A Kernel Tuner source: no record files to count; the progress line shows graphs only.
     }
@@ -60,7 +58,7 @@ void run_pack(const PackOptions& o) {
   Progress progress("pack", total, "graphs");
   int64_t done = 0;
   data::for_each_graph(
-      o.root, id, o.split, load, files_at_once,
+      o.root, id, o.source.split, load, files_at_once,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         if (!writer) {
           writer = std::make_unique<io::PackWriter>(o.out, pack_id, split, configs.kind,
@@ -85,16 +83,15 @@ void add_pack_command(CLI::App& app) {
   cmd->add_option("root", options->root,
                   "dataset root, collection folder or split folder of .npz files")
       ->required();
-  cmd->add_option("--collection", options->collection, "collection id, e.g. layout:xla:random")
-      ->required();
-  cmd->add_option("--split", options->split, "split to pack")->capture_default_str();
+  const auto data = add_data_options(cmd, options->source,
+                                     {"collection", "split", "skip_invalid", "exclude"},
+                                     {{"collection", "collection id, e.g. layout:xla:random"},
+                                      {"split", "split to pack"}});
+  data.at("collection")->required();
   cmd->add_option("--out", options->out, "pack file to write")->required();
-  cmd->add_flag("--skip-invalid", options->skip_invalid,
-                "warn and skip files that fail validation");
   cmd->add_flag("--keep-duplicates", options->keep_duplicates,
                 "keep repeated configurations instead of merging them (minimum runtime); the test "
                 "split always keeps them, so submission indices stay the file's own");
-  cmd->add_option("--exclude", options->exclude, "graph names (file stems) to leave out");
   cmd->add_option("--files-at-once", options->files_at_once,
                   "files read in parallel before they are written (0: one per core); memory "
                   "holds about this many graphs")

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/distributed.h"
+#include "cli/option_flags.h"
 #include "cli/scoring.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -21,16 +22,14 @@ struct PredictOptions {
   std::string ensemble = "mean";
   int64_t mc_samples = 0;
   uint64_t seed = 0;
-  std::string data;
-  std::string collection;
-  std::string split = "test";
+  // data, collection (default: the run's), split, prune_hops (default: as the run trained)
+  data::DataOptions source{"", "", "test", {}, false, kRunPruning, "all"};
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int64_t slate_size = 256;
   int64_t tta = 0;
   int64_t anchors = kAutoAnchors;
   int threads = 0;
-  int prune_hops = kRunPruning;
   dist::LaunchOptions launch;
 };
 
@@ -39,9 +38,9 @@ struct PredictOptions {
 std::string shared_options(const PredictOptions& o) {
   return nlohmann::json{{"ensemble", o.ensemble},
                         {"mc_samples", o.mc_samples}, {"seed", o.seed},
-                        {"collection", o.collection}, {"split", o.split},
+                        {"collection", o.source.collection}, {"split", o.source.split},
                         {"slate_size", o.slate_size}, {"tta", o.tta},
-                        {"anchors", o.anchors},       {"prune", o.prune_hops}}
+                        {"anchors", o.anchors},       {"prune", o.source.prune_hops}}
       .dump();
 }
 
@@ -50,14 +49,14 @@ void run_predict(const PredictOptions& o) {
   model::set_threads(o.threads);
   std::string trained_on;
   std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
-  std::string collection = o.collection.empty() ? trained_on : o.collection;
+  std::string collection = o.source.collection.empty() ? trained_on : o.source.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
-  apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);  // pruning keeps every configuration
-  auto c = data::open_collection(o.data, id, o.split, load);
+  apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
+  auto c = data::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   Scorer scorer;
   scorer.group = group.get();
@@ -79,7 +78,7 @@ void run_predict(const PredictOptions& o) {
     write_file_atomically(o.scores_out, scores.dump() + "\n");
   }
   std::printf("wrote %s: %zu graphs of %s %s\n", o.out.c_str(), entries.size(), id.str().c_str(),
-              o.split.c_str());
+              o.source.split.c_str());
 }
 
 struct SubmitOptions {
@@ -101,18 +100,21 @@ void add_predict_command(CLI::App& app) {
                   "seed of the anchor sample, the --tta groupings and the MC-dropout masks")
       ->check(unsigned_64())
       ->capture_default_str();
-  cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
-  cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
-  cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
+  const auto data = add_data_options(
+      cmd, o->source, {"data", "collection", "split", "prune_hops"},
+      {{"collection", "collection id (default: the run's)"},
+       {"split", "split to rank"},
+       {"prune_hops",
+        "prune to K hops around configurable nodes (default: as the run trained; -1: none)"}});
+  data.at("data")->required();
+  data.at("prune_hops")->default_str("");
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
   cmd->add_option("--scores", o->scores_out,
                   "also write every graph's scores (lower = faster) as JSON {graph: [score, ...]}");
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
       ->check(at_least(1))
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
-  cmd->add_option("--prune", o->prune_hops,
-                  "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
+  add_threads_option(cmd, o->threads, "threads");
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "eval/metrics.h"
@@ -23,8 +24,7 @@ namespace {
 
 struct ScoreOptions {
   std::vector<std::string> submissions;  // the first is the base of the comparisons
-  std::string data;
-  std::string split = "valid";
+  data::DataOptions source{"", "", "valid", {}, false, -1, "all"};  // data, split
   int64_t groups = 1;
   uint64_t seed = 0;
   bool json = false;
@@ -88,7 +88,7 @@ CollectionScores score_collection_files(const ScoreOptions& o,
   Progress progress("score " + collection, expected_graphs, "graphs");
   int64_t seen = 0;
   data::for_each_graph(
-      o.data, id, o.split, load, 2,
+      o.source.data, id, o.source.split, load, 2,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         const std::string row_id = eval::submission_id(collection, graph.name);
         check_data(configs.has_runtimes(), source, "config_runtime",
@@ -125,8 +125,8 @@ CollectionScores score_collection_files(const ScoreOptions& o,
       });
   progress.finish();
   check_data(seen == expected_graphs, submissions[0].path, collection,
-             "ranks " + std::to_string(expected_graphs) + " graphs but the " + o.split +
-                 " split of " + o.data + " holds " + std::to_string(seen));
+             "ranks " + std::to_string(expected_graphs) + " graphs but the " + o.source.split +
+                 " split of " + o.source.data + " holds " + std::to_string(seen));
   for (size_t s = 0; s < k; ++s) {
     if (id.kind == data::ConfigKind::Tile) {
       out.tables.push_back(tile_table(graphs[s], listed[s]));
@@ -169,11 +169,11 @@ void run_score(const ScoreOptions& o) {
   }
   const bool all_five = collections.size() == data::CollectionId::all().size();
 
-  nlohmann::json report = {{"split", o.split}, {"data", o.data}, {"groups", o.groups}};
+  nlohmann::json report = {{"split", o.source.split}, {"data", o.source.data}, {"groups", o.groups}};
   for (size_t s = 0; s < submissions.size(); ++s) {
     nlohmann::json file = {{"file", submissions[s].path}};
     double combined = 0;
-    if (!o.json) std::printf("%s (%s split)\n", submissions[s].path.c_str(), o.split.c_str());
+    if (!o.json) std::printf("%s (%s split)\n", submissions[s].path.c_str(), o.source.split.c_str());
     for (const CollectionScores& c : collections) {
       const eval::MetricTable& table = c.tables[s];
       nlohmann::json j = eval::to_json(table);
@@ -239,9 +239,10 @@ void add_score_command(CLI::App& app) {
                   "submission CSVs (from predict or any tool); with several, each is compared "
                   "with the first")
       ->required();
-  cmd->add_option("--data", o->data, "dataset root, collection folder, .npz or pack")->required();
-  cmd->add_option("--split", o->split, "split whose runtimes to score against")
-      ->capture_default_str();
+  add_data_options(cmd, o->source, {"data", "split"},
+                   {{"split", "split whose runtimes to score against"}})
+      .at("data")
+      ->required();
   cmd->add_option("--groups", o->groups,
                   "layout: compare files over this many random groups of each graph's "
                   "configurations (1 = per graph); tile compares per kernel")

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "data/collection.h"
 #include "core/error.h"
 #include "data/split.h"
@@ -19,7 +20,7 @@ namespace {
 struct SplitOptions {
   std::string input;
   std::string out;
-  std::string collection;
+  data::DataOptions source{"", "", "", {}, false, -1, "all"};  // collection
   double fraction = 0.2;
   uint64_t seed = 0;
   bool overwrite = false;
@@ -40,10 +41,10 @@ io::RuntimeColumns runtime_columns(const data::GraphRecord& r) {
 void run_split(const SplitOptions& o) {
   data::LoadOptions load;  // duplicates merged first, so no configuration lands in both parts
   data::CollectionId id;
-  if (o.collection.empty()) {
+  if (o.source.collection.empty()) {
     load.kind_from_data = true;
   } else {
-    id = data::CollectionId::parse(o.collection);
+    id = data::CollectionId::parse(o.source.collection);
   }
   auto collection = data::open_collection(o.input, id, "", load);
   auto* records = dynamic_cast<data::MemoryCollection*>(collection.get());
@@ -109,7 +110,8 @@ void add_split_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "random seed")
       ->check(unsigned_64())
       ->capture_default_str();
-  cmd->add_option("--collection", options->collection, "collection id (default: from the data)");
+  add_data_options(cmd, options->source, {"collection"},
+                   {{"collection", "collection id (default: from the data)"}});
   cmd->callback([options] { run_split(*options); });
 }
 

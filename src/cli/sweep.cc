@@ -17,13 +17,14 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
 #include "dist/group.h"
 #include "sweep/results.h"
 #include "sweep/spec.h"
-#include "train/trainer.h"
+#include "train/interrupt.h"
 
 namespace graphcost::cli {
 
@@ -33,7 +34,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 struct SweepCommand {
-  std::string data, collection, grid, out;
+  data::DataOptions source;  // data and collection
+  std::string grid, out;
   int64_t seeds = 3;
   uint64_t first_seed = 0;
   uint64_t random_seed = 0;
@@ -141,8 +143,8 @@ pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
   } else {
     std::error_code ignored;
     fs::remove_all(run.run_dir, ignored);  // a start that never reached a checkpoint
-    args.insert(args.end(), {"--config", run.config_path.string(), "--data", c.data,
-                             "--collection", c.collection, "--seed", std::to_string(run.seed)});
+    args.insert(args.end(), {"--config", run.config_path.string(), "--data", c.source.data,
+                             "--collection", c.source.collection, "--seed", std::to_string(run.seed)});
   }
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -175,7 +177,7 @@ void run(const SweepCommand& c) {
 
   std::vector<uint64_t> seeds;
   for (int64_t s = 0; s < c.seeds; ++s) seeds.push_back(c.first_seed + s);
-  json plan = {{"data", c.data}, {"collection", c.collection}, {"seeds", seeds},
+  json plan = {{"data", c.source.data}, {"collection", c.source.collection}, {"seeds", seeds},
                {"combinations", json::array()}};
   for (const auto& combination : combinations) {
     plan["combinations"].push_back({{"id", combination.id},
@@ -184,16 +186,8 @@ void run(const SweepCommand& c) {
                                     {"options", combination.options}});
   }
   // Every combination's options are read and checked as train will, before any run starts: a
-  // bad key or value is one error here, not a failure in every child.
-  for (const auto& combination : combinations) {
-    train::TrainOptions options;
-    try {
-      train::from_json(combination.options, options);
-      train::check_train_options(options);
-    } catch (const Error& e) {
-      throw Error(c.grid, combination.id + " (" + combination.name + ")", e.what());
-    }
-  }
+  // bad key or value (the model's options too) is one error here, not a failure in every child.
+  sweep::check_combinations(combinations, c.source.collection, c.grid);
   // An unknown --baseline is an error now, not after every run has trained.
   sweep::summarise(combinations, {}, c.baseline);
   if (c.dry_run) {
@@ -311,7 +305,7 @@ void run(const SweepCommand& c) {
   write_file_atomically((out / "results.md").string(), markdown);
   write_file_atomically((out / "results.csv").string(), sweep::to_csv(summary));
   write_file_atomically((out / "results.html").string(),
-                        sweep::to_html(summary, "graphcost sweep: " + c.collection));
+                        sweep::to_html(summary, "graphcost sweep: " + c.source.collection));
   std::printf("%s", markdown.c_str());
   check_data(!train::stop_requested(), c.out, "",
              "interrupted; run the same command again to resume");
@@ -326,9 +320,10 @@ void add_sweep_command(CLI::App& app) {
   auto options = std::make_shared<SweepCommand>();
   CLI::App* cmd = app.add_subcommand(
       "sweep", "Train every combination of a sweep file for several seeds and tabulate them");
-  cmd->add_option("--data", options->data, "Dataset root, collection folder, .npz or pack")
-      ->required();
-  cmd->add_option("--collection", options->collection, "Collection id")->required();
+  options->source.collection.clear();
+  const auto data = add_data_options(cmd, options->source, {"data", "collection"});
+  data.at("data")->required();
+  data.at("collection")->required();
   cmd->add_option("--grid", options->grid,
                   "Sweep file (JSON: base, variants, grid, random; see docs/sweep.md)")
       ->required();
@@ -341,8 +336,7 @@ void add_sweep_command(CLI::App& app) {
       ->check(unsigned_64())
       ->capture_default_str();
   cmd->add_option("--jobs", options->jobs, "Runs trained at the same time")->capture_default_str();
-  cmd->add_option("--threads", options->threads, "Threads shared by the jobs (0 = all cores)")
-      ->capture_default_str();
+  add_threads_option(cmd, options->threads, "Threads shared by the jobs");
   cmd->add_flag("--dry-run", options->dry_run, "List the combinations and stop");
   cmd->add_option("--baseline", options->baseline,
                   "Combination (id or name) the others are compared with: the tables get, per "

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "data/synth/dataset.h"
 #include "data/synth/plan_file.h"
 
@@ -64,9 +65,7 @@ void add_synth_command(CLI::App& app) {
                   "Sigma of the multiplicative log-normal runtime noise (0.01 = about 1%)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 0.99));
-  cmd->add_option("--threads", options->threads, "Files generated in parallel (0 = all cores)")
-      ->capture_default_str()
-      ->check(at_least(0));
+  add_threads_option(cmd, options->threads, "Files generated in parallel")->check(at_least(0));
   cmd->add_flag("--stored", options->stored, "Write uncompressed (stored) npz entries");
   cmd->add_flag("--overwrite", options->overwrite,
                 "Replace an existing dataset under --out (its npz/ and answers/ folders)");

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
@@ -217,8 +218,7 @@ void add_tune_command(CLI::App& app) {
                   "time is the last number on stdout");
   sub->add_option("--out", c->out, "Folder for tune.json and curve.svg");
   sub->add_flag("--json", c->json, "Print one JSON object on stdout");
-  sub->add_option("--threads", c->threads, "threads of the bo and neural strategies (0 = all cores)")
-      ->capture_default_str();
+  add_threads_option(sub, c->threads, "threads of the bo and neural strategies");
   sub->add_option("--population", c->genetic.population, "genetic: population size")
       ->capture_default_str();
   sub->add_option("--tournament", c->genetic.tournament, "genetic: tournament size")

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 #include "cli/run_folder.h"
 #include "core/error.h"
 #include "data/collection.h"
@@ -15,12 +16,8 @@ namespace graphcost::cli {
 namespace {
 
 struct XgbTrainCommand {
-  std::string data;
-  std::string collection = "tile:xla";
-  std::string split = "train";
+  data::DataOptions source{"", "tile:xla", "train", {}, false, -1, "all"};  // no pruning here
   std::string out;
-  std::vector<std::string> exclude;
-  bool skip_invalid = false;
   bool overwrite = false;
   xgb::XgbOptions options;
   const CLI::Option* collection_option = nullptr;
@@ -30,14 +27,14 @@ void run_xgb_train(const XgbTrainCommand& command) {
   namespace fs = std::filesystem;
   check_new_run_folder(command.out, command.overwrite, false);
   // Not named: a collection folder's own (npz/layout/xla/random), else the default.
-  const auto named = data::collection_id_in_path(command.data);
+  const auto named = data::collection_id_in_path(command.source.data);
   const data::CollectionId id = command.collection_option->count() == 0 && named
                                     ? *named
-                                    : data::CollectionId::parse(command.collection);
+                                    : data::CollectionId::parse(command.source.collection);
   data::LoadOptions load;
-  load.skip_invalid = command.skip_invalid;
-  load.exclude = command.exclude;
-  auto train_set = data::open_collection(command.data, id, command.split, load);
+  load.skip_invalid = command.source.skip_invalid;
+  load.exclude = command.source.exclude;
+  auto train_set = data::open_collection(command.source.data, id, command.source.split, load);
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));
@@ -50,11 +47,11 @@ void run_xgb_train(const XgbTrainCommand& command) {
   nlohmann::json options;
   xgb::to_json(options, ranker.options());
   run::write_run_config(command.out, run::ModelType::XGBoost,
-                        {{"data", command.data},
+                        {{"data", command.source.data},
                          {"collection", id.str()},
-                         {"split", command.split},
-                         {"exclude", command.exclude},
-                         {"skip_invalid", command.skip_invalid},
+                         {"split", command.source.split},
+                         {"exclude", command.source.exclude},
+                         {"skip_invalid", command.source.skip_invalid},
                          {"xgboost", options}});
   std::fprintf(stderr, "xgb: model in %s/model.xgb\n", command.out.c_str());
 }
@@ -68,17 +65,15 @@ void add_xgb_command(CLI::App& app) {
                                                "(model.xgb, config.json) for eval and predict");
   auto c = std::make_shared<XgbTrainCommand>();
   xgb::XgbOptions& o = c->options;
-  cmd->add_option("--data", c->data, "dataset root, collection folder, file or pack")->required();
-  c->collection_option =
-      cmd->add_option("--collection", c->collection,
-                      "collection id (default: the one a collection or split folder given as "
-                      "--data is, else this)")
-          ->capture_default_str();
-  cmd->add_option("--split", c->split, "split to train on")->capture_default_str();
+  const auto data = add_data_options(
+      cmd, c->source, {"data", "collection", "split", "exclude", "skip_invalid"},
+      {{"collection", "collection id (default: the one a collection or split folder given as "
+                      "--data is, else this)"},
+       {"split", "split to train on"}});
+  data.at("data")->required();
+  c->collection_option = data.at("collection");
   cmd->add_option("--out", c->out, "run folder to write")->required();
-  cmd->add_option("--exclude", c->exclude, "graph names (file stems) to leave out");
   cmd->add_flag("--overwrite", c->overwrite, "replace a training run already in --out");
-  cmd->add_flag("--skip-invalid", c->skip_invalid, "warn and skip files that fail validation");
   cmd->add_option("--rounds", o.rounds, "boosting rounds")->check(at_least(1))->capture_default_str();
   cmd->add_option("--max-depth", o.max_depth, "tree depth")->check(at_least(1))->capture_default_str();
   cmd->add_option("--eta", o.eta, "learning rate")->check(CLI::Range(0.0, 1.0))->capture_default_str();
@@ -100,7 +95,7 @@ void add_xgb_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
-  cmd->add_option("--threads", o.threads, "threads (0 = all cores)")->capture_default_str();
+  add_threads_option(cmd, o.threads, "threads");
   cmd->callback([c] { run_xgb_train(*c); });
 }
 

@@ -5,13 +5,9 @@
 
 #include <string>
 
-namespace graphcost::model {
+#include "model/model_options.h"  // is_activation_name
 
-// True when `name` is one of leaky_relu, relu, gelu, silu, tanh.
-inline bool is_activation_name(const std::string& name) {
-  return name == "leaky_relu" || name == "relu" || name == "gelu" || name == "silu" ||
-         name == "tanh";
-}
+namespace graphcost::model {
 
 // Applies the named activation (one of is_activation_name's; anything else is tanh).
 inline torch::Tensor apply_activation(const std::string& name, const torch::Tensor& x) {

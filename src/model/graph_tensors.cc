@@ -28,6 +28,16 @@ void check_csr(const data::Csr& csr, int64_t num_nodes, const std::string& where
 
 }  // namespace
 
+GraphFeatureOptions graph_feature_options(const ModelOptions& options) {
+  GraphFeatureOptions features;
+  features.minus_one_padding = options.minus_one_padding;
+  features.shape_mod128 = options.shape_mod128;
+  features.random_walk_steps = options.random_walk_steps;
+  features.virtual_node = options.virtual_node;
+  features.virtual_opcode = options.num_opcodes;
+  return features;
+}
+
 int64_t extra_feature_width(const GraphFeatureOptions& options) {
   return (options.shape_mod128 ? 12 : 0) + std::max<int64_t>(0, options.random_walk_steps);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "data/collection.h"
+#include "model/model_options.h"
 
 namespace graphcost::model {
 
@@ -23,6 +24,10 @@ struct GraphFeatureOptions {
 
 // Columns these options append to a graph's node features.
 int64_t extra_feature_width(const GraphFeatureOptions& options);
+
+// The graph tensors a model with these options reads (the virtual node's opcode is num_opcodes,
+// an embedding row of its own).
+GraphFeatureOptions graph_feature_options(const ModelOptions& options);
 
 struct GraphTensors {
   int64_t num_nodes = 0;

@@ -16,32 +16,6 @@ namespace {
 
 const char* kWhere = "ranker";
 
-void check_options(const ModelOptions& o) {
-  check_data(o.node_feature_width > 0, kWhere, "node_feature_width", "must be positive");
-  check_data(o.config_width > 0, kWhere, "config_width", "must be positive");
-  check_data(o.num_opcodes > 0, kWhere, "num_opcodes", "must be positive");
-  check_data(o.opcode_embedding > 0, kWhere, "opcode_embedding", "must be positive");
-  check_data(o.node_feature_dim > 0, kWhere, "node_feature_dim", "must be positive");
-  check_data(o.config_embedding >= 0, kWhere, "config_embedding", "must be >= 0");
-  check_data(!o.hidden.empty(), kWhere, "hidden", "needs at least one layer");
-  for (int64_t h : o.hidden) check_data(h > 0, kWhere, "hidden", "widths must be positive");
-  check_data(o.random_walk_steps >= 0, kWhere, "random_walk_steps", "must be >= 0");
-  check_data(o.dropout >= 0.0 && o.dropout < 1.0, kWhere, "dropout", "must be in [0, 1)");
-  const std::string& a = o.activation;
-  check_data(is_activation_name(a), kWhere, "activation",
-             "unknown activation \"" + a + "\" (valid: leaky_relu, relu, gelu, silu, tanh)");
-  check_data(o.architecture == "sage" || o.architecture == "mlp", kWhere, "architecture",
-             "unknown architecture \"" + o.architecture + "\" (valid: sage, mlp)");
-  check_data(o.architecture != "mlp" || o.kind == data::ConfigKind::Tile, kWhere, "architecture",
-             "mlp needs graph-level (tile) configurations");
-  check_data(o.architecture != "mlp" || !o.graph_norm, kWhere, "graph_norm",
-             "applies to the SAGE layers, not to architecture mlp");
-  check_data(o.head == "score" || o.head == "pairwise", kWhere, "head",
-             "unknown head \"" + o.head + "\" (valid: score, pairwise)");
-  check_data(o.pairwise_references > 0, kWhere, "pairwise_references", "must be positive");
-  check_data(o.attention_temperature > 0, kWhere, "attention_temperature", "must be positive");
-}
-
 torch::Tensor signed_log(const torch::Tensor& x) {
   return torch::sign(x) * torch::log1p(torch::abs(x));
 }
@@ -133,7 +107,7 @@ torch::Tensor pre_activation_with_change(const ConfigReachPlan& plan, size_t l,
 }  // namespace
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
-  check_options(options_);
+  check_model_options(options_);
   const bool sage = options_.architecture == "sage";
   const GraphFeatureOptions features = graph_feature_options(options_);
   const int64_t node_width = options_.node_feature_width + extra_feature_width(features);

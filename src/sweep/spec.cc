@@ -7,6 +7,8 @@
 
 #include "core/error.h"
 #include "core/random.h"
+#include "data/collection.h"
+#include "train/options.h"
 
 namespace graphcost::sweep {
 
@@ -204,6 +206,23 @@ std::vector<Combination> expand_sweep(const json& spec, uint64_t seed, const std
     if (a == 0) break;
   }
   return out;
+}
+
+void check_combinations(const std::vector<Combination>& combinations,
+                        const std::string& collection, const std::string& where) {
+  const data::ConfigKind kind = data::CollectionId::parse(collection).kind;
+  for (const Combination& combination : combinations) {
+    train::TrainOptions options;
+    try {
+      train::from_json(combination.options, options);
+      // What the sweep gives every run on its command line.
+      options.collection = collection;
+      options.model.kind = kind;
+      train::check_train_options(options);
+    } catch (const Error& e) {
+      throw Error(where, combination.id + " (" + combination.name + ")", e.what());
+    }
+  }
 }
 
 }  // namespace graphcost::sweep

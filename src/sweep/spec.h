@@ -28,4 +28,11 @@ void set_dotted(nlohmann::json& options, const std::string& dotted_key,
 std::vector<Combination> expand_sweep(const nlohmann::json& spec, uint64_t seed,
                                       const std::string& where);
 
+// The pre-check of a sweep: reads and checks every combination's options as `graphcost train`
+// will for a run on `collection` (train::check_train_options: the data, training and model
+// options, the model's kind taken from the collection), before any run starts. The first bad
+// one is an Error "<where>: <id> (<name>): <train|model> options: <key>: <problem>".
+void check_combinations(const std::vector<Combination>& combinations,
+                        const std::string& collection, const std::string& where);
+
 }  // namespace graphcost::sweep

@@ -27,14 +27,7 @@ std::vector<float>& table_row(std::unordered_map<int64_t, std::vector<float>>& t
 }  // namespace
 
 void apply_gst_options(TrainOptions& options) {
-  check_data(options.gst_segment_nodes >= 0, kGstWhere, "gst_segment_nodes", "must be >= 0 (0: off)");
-  check_data(options.gst_segments_per_step >= 1, kGstWhere, "gst_segments_per_step",
-             "must be at least 1");
-  check_data(options.gst_stale_dropout >= 0 && options.gst_stale_dropout < 1, kGstWhere,
-             "gst_stale_dropout", "must be in [0, 1)");
-  check_data(options.gst_partition == "contiguous" || options.gst_partition == "metis", kGstWhere,
-             "gst_partition", "unknown partition \"" + options.gst_partition +
-                                  "\" (valid: contiguous, metis)");
+  check_gst_options(options);
   options.model.segment_nodes = options.gst_segment_nodes;
   options.model.segment_partition = options.gst_partition;
 }

@@ -1,207 +1,178 @@
+// TrainOptions' field table and what derives from the three tables (data, training, model).
 #include "train/options.h"
 
 #include <cmath>
-#include <limits>
-#include <type_traits>
 
 #include "core/error.h"
 #include "run/run_config.h"
 
 namespace graphcost::train {
 
-ScheduleOptions TrainOptions::schedule() const {
-  ScheduleOptions s;
-  s.optimizer = optimizer;
-  s.lr = lr;
-  s.weight_decay = weight_decay;
-  s.decay_at = decay_at;
-  s.grad_clip = grad_clip;
-  return s;
-}
-
-SamplerOptions TrainOptions::sampler() const {
-  SamplerOptions s;
-  s.graphs_per_batch = graphs_per_batch;
-  s.slate_size = slate_size;
-  s.seed = seed;
-  return s;
-}
-
-void to_json(nlohmann::json& j, const TrainOptions& o) {
-  j = nlohmann::json{{"data", o.data},
-                     {"valid_data", o.valid_data},
-                     {"collection", o.collection},
-                     {"split", o.split},
-                     {"valid_split", o.valid_split},
-                     {"exclude", o.exclude},
-                     {"skip_invalid", o.skip_invalid},
-                     {"iterations", o.iterations},
-                     {"graphs_per_batch", o.graphs_per_batch},
-                     {"slate_size", o.slate_size},
-                     {"loss", o.loss},
-                     {"optimizer", o.optimizer},
-                     {"lr", o.lr},
-                     {"weight_decay", o.weight_decay},
-                     {"decay_at", o.decay_at},
-                     {"grad_clip", o.grad_clip},
-                     {"log_every", o.log_every},
-                     {"validate_every", o.validate_every},
-                     {"valid_configs_per_graph", o.valid_configs_per_graph},
-                     {"valid_batch", o.valid_batch},
-                     {"valid_predictions_graphs", o.valid_predictions_graphs},
-                     {"checkpoint_every", o.checkpoint_every},
-                     {"seed", o.seed},
-                     {"threads", o.threads},
-                     {"share_rows", o.share_rows},
-                     {"prune_hops", o.prune_hops},
-                     {"prune_seeds", o.prune_seeds},
-                     {"swa_start", o.swa_start},
-                     {"swa_every", o.swa_every}};
-  j["gst_segment_nodes"] = o.gst_segment_nodes;
-  j["gst_segments_per_step"] = o.gst_segments_per_step;
-  j["gst_stale_dropout"] = o.gst_stale_dropout;
-  j["gst_partition"] = o.gst_partition;
-  nlohmann::json model;
-  model::to_json(model, o.model);
-  j["model"] = model;
-}
-
 namespace {
-template <typename T>
-void read(const nlohmann::json& value, const std::string& key, T& out) {
-  // nlohmann converts 1e30 or -1 into an integer field without a word: the value must fit.
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    bool fits = false;
-    constexpr T low = std::numeric_limits<T>::min(), high = std::numeric_limits<T>::max();
-    if (value.is_number_unsigned()) {
-      fits = value.get<uint64_t>() <= static_cast<uint64_t>(high);
-    } else if (value.is_number_integer()) {
-      const int64_t v = value.get<int64_t>();
-      if constexpr (std::is_signed_v<T>) {
-        fits = v >= low && v <= high;
-      } else {
-        fits = v >= 0 && static_cast<uint64_t>(v) <= high;
-      }
-    } else if (value.is_number_float()) {
-      const double d = value.get<double>();
-      fits = d == std::floor(d) && d >= static_cast<double>(low) && d < static_cast<double>(high);
-    }
-    if (value.is_number() && !fits)
-      throw Error("train options", key,
-                  "expected an integer in [" + std::to_string(low) + ", " + std::to_string(high) +
-                      "], got " + value.dump());
-    if (value.is_number_float()) {
-      out = static_cast<T>(value.get<double>());
-      return;
-    }
-  }
-  try {
-    out = value.get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("train options", key, std::string("wrong type: ") + e.what());
-  }
+
+const char* kWhere = "train options";
+
+using O = TrainOptions;
+
+std::string at_least_1(int64_t value) { return value >= 1 ? "" : "must be at least 1"; }
+std::string at_least_0(int64_t value, const char* zero) {
+  return value >= 0 ? "" : std::string("must be >= 0") + zero;
 }
+
+nlohmann::json get_model(const O& o) {
+  nlohmann::json j;
+  model::to_json(j, o.model);
+  return j;
+}
+void set_model(const nlohmann::json& value, O& o) { model::from_json(value, o.model); }
+
+const OptionField<O> kFields[] = {
+    {"valid_data", "--valid-data", &O::valid_data,
+     "Where the validation split lives, e.g. its own pack (empty: the same as --data)", nullptr,
+     true},
+    {"valid_split", "--valid-split", &O::valid_split, "Split to validate on (empty: none)"},
+    {"iterations", "--iterations", &O::iterations, "Training iterations (batches)",
+     [](const O& o) { return at_least_0(o.iterations, ""); }, true},
+    {"graphs_per_batch", "--graphs-per-batch", &O::graphs_per_batch, "Graphs per batch (G)",
+     [](const O& o) { return at_least_1(o.graphs_per_batch); }},
+    {"slate_size", "--slate-size", &O::slate_size, "Configurations per graph in a batch (S)",
+     [](const O& o) { return std::string(o.slate_size >= 2 ? "" : "must be at least 2 to rank"); }},
+    {"loss", "--loss", &O::loss,
+     "Loss spec: listmle, hinge, diffmat, mape, or weighted e.g. diffmat:1,mape:0.1"},
+    {"optimizer", "--optimizer", &O::optimizer, "adam or adamw"},
+    {"lr", "--lr", &O::lr, "Learning rate",
+     [](const O& o) {
+       return std::string(std::isfinite(o.lr) && o.lr > 0 ? "" : "must be a positive number");
+     }},
+    {"weight_decay", "--weight-decay", &O::weight_decay, "Weight decay",
+     [](const O& o) {
+       return std::string(std::isfinite(o.weight_decay) && o.weight_decay >= 0
+                              ? ""
+                              : "must be a number >= 0");
+     }},
+    {"decay_at", "--decay-at", &O::decay_at,
+     "Iterations where the learning rate is divided by sqrt(10)",
+     [](const O& o) {
+       for (int64_t at : o.decay_at)
+         if (at < 0) return std::string("iterations must be >= 0");
+       return std::string();
+     }},
+    {"grad_clip", "--grad-clip", &O::grad_clip,
+     "Largest global gradient norm (<= 0: no clipping)",
+     [](const O& o) {
+       return std::string(!std::isnan(o.grad_clip) ? "" : "must be a number (<= 0: off)");
+     }},
+    {"log_every", "--log-every", &O::log_every, "Iterations per metrics.jsonl line",
+     [](const O& o) { return at_least_1(o.log_every); }},
+    {"validate_every", "--validate-every", &O::validate_every,
+     "Iterations between validations (0: only at the end)",
+     [](const O& o) { return at_least_0(o.validate_every, " (0: only at the end)"); }},
+    {"valid_configs_per_graph", "--valid-configs-per-graph", &O::valid_configs_per_graph,
+     "Configurations sampled per validation graph (<= 0: all)"},
+    {"valid_batch", "--valid-batch", &O::valid_batch,
+     "Configurations scored per forward pass in validation",
+     [](const O& o) { return at_least_1(o.valid_batch); }},
+    {"valid_predictions_graphs", "--valid-predictions-graphs", &O::valid_predictions_graphs,
+     "Graphs written to valid_predictions.jsonl",
+     [](const O& o) { return at_least_0(o.valid_predictions_graphs, ""); }},
+    {"checkpoint_every", "--checkpoint-every", &O::checkpoint_every,
+     "Iterations between checkpoints (0: only at the end)",
+     [](const O& o) { return at_least_0(o.checkpoint_every, " (0: only at the end)"); }},
+    {"seed", "--seed", &O::seed, "Random seed (model init, batches, validation sample)"},
+    {"threads", "--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)",
+     nullptr, true},
+    {"share_rows", "--share-rows", &O::share_rows,
+     "Layout: compute one row per class of configurations that agree on a node's "
+     "neighbourhood (exact; false: every configuration's row)",
+     nullptr, true},
+    {"gst_segment_nodes", "--gst-segment-nodes", &O::gst_segment_nodes,
+     "Graph Segment Training: nodes per segment (0: off; docs/gst.md)",
+     [](const O& o) { return at_least_0(o.gst_segment_nodes, " (0: off)"); }},
+    {"gst_segments_per_step", "--gst-segments-per-step", &O::gst_segments_per_step,
+     "GST: segments per graph computed with gradients each step",
+     [](const O& o) { return at_least_1(o.gst_segments_per_step); }},
+    {"gst_stale_dropout", "--gst-stale-dropout", &O::gst_stale_dropout,
+     "GST: probability of dropping each stale (historical) segment score",
+     [](const O& o) {
+       return std::string(o.gst_stale_dropout >= 0 && o.gst_stale_dropout < 1 ? ""
+                                                                               : "must be in [0, 1)");
+     }},
+    {"gst_partition", "--gst-partition", &O::gst_partition,
+     "GST: contiguous (node_splits first) or metis",
+     [](const O& o) {
+       return o.gst_partition == "contiguous" || o.gst_partition == "metis"
+                  ? std::string()
+                  : "unknown partition \"" + o.gst_partition + "\" (valid: contiguous, metis)";
+     }},
+    {"swa_start", "--swa-start", &O::swa_start,
+     "Average the weights from this iteration on into model.pt (0: off)",
+     [](const O& o) { return at_least_0(o.swa_start, " (0: off)"); }},
+    {"swa_every", "--swa-every", &O::swa_every, "Iterations between weight-average snapshots",
+     [](const O& o) { return at_least_1(o.swa_every); }},
+    {"model", "", OptionAccessor<O>{get_model, set_model}, "The model's options"},
+};
+
+const data::DataOptions& data_part(const O& o) { return o; }
+data::DataOptions& data_part(O& o) { return o; }
+
 }  // namespace
 
+OptionTable<TrainOptions> train_option_fields() { return kFields; }
+
+void to_json(nlohmann::json& j, const TrainOptions& o) {
+  j = nlohmann::json::object();
+  write_option_fields(j, data::data_option_fields(), data_part(o));
+  write_option_fields(j, train_option_fields(), o);
+}
+
 void from_json(const nlohmann::json& j, TrainOptions& o) {
-  check_data(j.is_object(), "train options", "", "expected a JSON object");
+  check_data(j.is_object(), kWhere, "", "expected a JSON object");
   // A run's config.json reads as options: its format version and model type are checked here.
-  const nlohmann::json body = run::strip_run_header(j, run::ModelType::Gnn, "train options");
+  const nlohmann::json body = run::strip_run_header(j, run::ModelType::Gnn, kWhere);
   for (const auto& [key, value] : body.items()) {
-    if (key == "data")
-      read(value, key, o.data);
-    else if (key == "valid_data")
-      read(value, key, o.valid_data);
-    else if (key == "collection")
-      read(value, key, o.collection);
-    else if (key == "split")
-      read(value, key, o.split);
-    else if (key == "valid_split")
-      read(value, key, o.valid_split);
-    else if (key == "exclude")
-      read(value, key, o.exclude);
-    else if (key == "skip_invalid")
-      read(value, key, o.skip_invalid);
-    else if (key == "iterations")
-      read(value, key, o.iterations);
-    else if (key == "graphs_per_batch")
-      read(value, key, o.graphs_per_batch);
-    else if (key == "slate_size")
-      read(value, key, o.slate_size);
-    else if (key == "loss")
-      read(value, key, o.loss);
-    else if (key == "optimizer")
-      read(value, key, o.optimizer);
-    else if (key == "lr")
-      read(value, key, o.lr);
-    else if (key == "weight_decay")
-      read(value, key, o.weight_decay);
-    else if (key == "decay_at")
-      read(value, key, o.decay_at);
-    else if (key == "grad_clip")
-      read(value, key, o.grad_clip);
-    else if (key == "log_every")
-      read(value, key, o.log_every);
-    else if (key == "validate_every")
-      read(value, key, o.validate_every);
-    else if (key == "valid_configs_per_graph")
-      read(value, key, o.valid_configs_per_graph);
-    else if (key == "valid_batch")
-      read(value, key, o.valid_batch);
-    else if (key == "valid_predictions_graphs")
-      read(value, key, o.valid_predictions_graphs);
-    else if (key == "checkpoint_every")
-      read(value, key, o.checkpoint_every);
-    else if (key == "seed")
-      read(value, key, o.seed);
-    else if (key == "threads")
-      read(value, key, o.threads);
-    else if (key == "share_rows")
-      read(value, key, o.share_rows);
-    else if (key == "prune_hops")
-      read(value, key, o.prune_hops);
-    else if (key == "prune_seeds")
-      read(value, key, o.prune_seeds);
-    else if (key == "gst_segment_nodes")
-      read(value, key, o.gst_segment_nodes);
-    else if (key == "gst_segments_per_step")
-      read(value, key, o.gst_segments_per_step);
-    else if (key == "gst_stale_dropout")
-      read(value, key, o.gst_stale_dropout);
-    else if (key == "gst_partition")
-      read(value, key, o.gst_partition);
-    else if (key == "swa_start")
-      read(value, key, o.swa_start);
-    else if (key == "swa_every")
-      read(value, key, o.swa_every);
-    else if (key == "model")
-      model::from_json(value, o.model);
-    else if (key == "world_size")
-      ;  // config.json records how many processes trained the run; not an option
-    else
-      throw Error("train options", key, "unknown key");
+    if (read_option_field(data::data_option_fields(), key, value, data_part(o), kWhere)) continue;
+    if (read_option_field(train_option_fields(), key, value, o, kWhere)) continue;
+    // config.json records how many processes trained the run; not an option.
+    if (key == "world_size") continue;
+    throw Error(kWhere, key, "unknown key");
   }
 }
 
 void check_train_options(const TrainOptions& o) {
-  const char* where = "train options";
-  check_data(o.iterations >= 0, where, "iterations", "must be >= 0");
-  check_data(o.graphs_per_batch >= 1, where, "graphs_per_batch", "must be at least 1");
-  check_data(o.slate_size >= 2, where, "slate_size", "must be at least 2 to rank");
-  check_data(std::isfinite(o.lr) && o.lr > 0, where, "lr", "must be a positive number");
-  check_data(std::isfinite(o.weight_decay) && o.weight_decay >= 0, where, "weight_decay",
-             "must be a number >= 0");
-  check_data(!std::isnan(o.grad_clip), where, "grad_clip", "must be a number (<= 0: off)");
-  for (int64_t at : o.decay_at) check_data(at >= 0, where, "decay_at", "iterations must be >= 0");
-  check_data(o.log_every >= 1, where, "log_every", "must be at least 1");
-  check_data(o.validate_every >= 0, where, "validate_every", "must be >= 0 (0: only at the end)");
-  check_data(o.checkpoint_every >= 0, where, "checkpoint_every",
-             "must be >= 0 (0: only at the end)");
-  check_data(o.valid_batch >= 1, where, "valid_batch", "must be at least 1");
-  check_data(o.valid_predictions_graphs >= 0, where, "valid_predictions_graphs", "must be >= 0");
-  check_data(o.prune_hops >= -1, where, "prune_hops", "must be >= 0, or -1 for no pruning");
-  check_data(o.swa_start >= 0, where, "swa_start", "must be >= 0 (0: off)");
-  check_data(o.swa_every >= 1, where, "swa_every", "must be at least 1");
+  check_option_fields(data::data_option_fields(), data_part(o), kWhere);
+  check_option_fields(train_option_fields(), o, kWhere);
+  model::check_model_options(o.model);
+}
+
+void check_gst_options(const TrainOptions& o) {
+  for (const auto& field : train_option_fields()) {
+    if (std::string(field.key).rfind("gst_", 0) != 0 || field.check == nullptr) continue;
+    const std::string problem = field.check(o);
+    check_data(problem.empty(), kWhere, field.key, problem);
+  }
+}
+
+std::vector<std::string> resume_free_flags() {
+  std::vector<std::string> flags;
+  for (const std::string& key : resume_free_keys(data::data_option_fields()))
+    flags.push_back(flag_of_key(key));
+  for (const std::string& key : resume_free_keys(train_option_fields()))
+    flags.push_back(flag_of_key(key));
+  return flags;
+}
+
+std::vector<std::string> options_fixed_on_resume_that_differ(const TrainOptions& stored,
+                                                             const TrainOptions& given) {
+  // Compared as JSON, so a difference is named by its config.json key ("model.hidden").
+  TrainOptions a = stored, b = given;
+  apply_resume_changes(TrainOptions{}, a);
+  apply_resume_changes(TrainOptions{}, b);
+  return differing_keys(nlohmann::json(a), nlohmann::json(b));
+}
+
+void apply_resume_changes(const TrainOptions& given, TrainOptions& stored) {
+  copy_resume_free_fields(data::data_option_fields(), data_part(given), data_part(stored));
+  copy_resume_free_fields(train_option_fields(), given, stored);
 }
 
 }  // namespace graphcost::train

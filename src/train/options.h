@@ -1,5 +1,8 @@
 // Everything a training run is configured by, with defaults next to the fields. Saved in full
-// as RUN_DIR/config.json so any run can be reproduced.
+// as RUN_DIR/config.json so any run can be reproduced. The fields are listed once, in field tables
+// (core/option_table.h): the data group (data/data_options.h), the training group
+// (train_option_fields) and the model's (model/model_options.h); JSON, checks, the resume rule,
+// `train`'s flags and `sweep`'s pre-check all come from them. Plain C++: no LibTorch.
 #pragma once
 
 #include <cstdint>
@@ -7,20 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "model/ranker.h"
-#include "train/sampler.h"
-#include "train/schedule.h"
+#include "core/option_table.h"
+#include "data/data_options.h"
+#include "model/model_options.h"
 
 namespace graphcost::train {
 
-struct TrainOptions {
-  std::string data;  // dataset root, collection folder, file or pack
+struct ScheduleOptions;  // train/schedule.h
+struct SamplerOptions;   // train/sampler.h
+
+// The data fields (data, collection, split, exclude, skip_invalid, prune_hops, prune_seeds) come
+// from data::DataOptions and are stored at the top level of config.json like the others.
+struct TrainOptions : data::DataOptions {
   std::string valid_data;  // where the validation split lives; empty: the same as data
-  std::string collection = "layout:xla:random";
-  std::string split = "train";
   std::string valid_split = "valid";  // empty: no validation
-  std::vector<std::string> exclude;  // graph names (file stems) left out of both splits
-  bool skip_invalid = false;         // warn and skip files that fail validation
   int64_t iterations = 1000;
   int64_t graphs_per_batch = 4;    // G
   int64_t slate_size = 10;         // S
@@ -42,14 +45,12 @@ struct TrainOptions {
   // per-configuration matmuls (model/config_classes.h). Exact; false computes every row, for
   // measuring what it saves.
   bool share_rows = true;
-  // Train and validate on graphs pruned to the neighbourhood of their configurable nodes
-  // (data/prune.h); eval and predict apply the same pruning to a run's data.
-  int prune_hops = -1;  // -1: no pruning
-  std::string prune_seeds = "all";  // "all", "conv-dot-reshape" or HLO opcode names (a,b,...)
   // Graph Segment Training (docs/gst.md): graphs cut into segments of at most gst_segment_nodes
   // nodes (0: off); per step gst_segments_per_step random segments of each graph get
   // gradients, the others come from the historical table, each dropped with probability
   // gst_stale_dropout. gst_partition: "contiguous" (node_splits when present) or "metis".
+  // Training copies gst_segment_nodes and gst_partition into model.segment_nodes and
+  // model.segment_partition (train/gst.h, apply_gst_options), which have no flags of their own.
   int64_t gst_segment_nodes = 0;
   int64_t gst_segments_per_step = 1;
   double gst_stale_dropout = 0.0;
@@ -60,17 +61,34 @@ struct TrainOptions {
   int64_t swa_every = 10;
   model::ModelOptions model;
 
-  ScheduleOptions schedule() const;
-  SamplerOptions sampler() const;
+  ScheduleOptions schedule() const;  // defined in schedule.cc
+  SamplerOptions sampler() const;    // defined in sampler.cc
 };
+
+// The training group's fields (all of TrainOptions but the data group's and the model's), and
+// "model" (the nested ModelOptions object, no flag).
+OptionTable<TrainOptions> train_option_fields();
 
 void to_json(nlohmann::json& j, const TrainOptions& options);
 // Reads the keys present over the current values; an unknown key or a wrong type is an Error
-// naming the key.
+// "train options: <key>: <problem>" ("model options: ..." inside "model").
 void from_json(const nlohmann::json& j, TrainOptions& options);
 
-// Checks the values that need no data (counts, rates, intervals); an Error names the first bad
-// option by its config.json key. Data-dependent checks (enough graphs, runtimes) come later.
+// Checks every field that needs no data (counts, rates, intervals, names) of the three groups;
+// an Error names the first bad option by its config.json key ("train options: lr: ...", "model
+// options: dropout: ..."). The model's kind must be set (from the collection) before: the
+// architecture check depends on it. Data-dependent checks (enough graphs, runtimes) come later.
 void check_train_options(const TrainOptions& options);
+// Checks the Graph Segment Training fields alone (gst_*).
+void check_gst_options(const TrainOptions& options);
+
+// The resume rule: which options `train --resume` may give otherwise than the run stored
+// (those marked may-change-on-resume in the tables: data, valid_data, iterations, threads,
+// share_rows), as their flags; the dotted keys of the others that differ between the stored
+// and the given options; and the stored options with the free ones taken from the given.
+std::vector<std::string> resume_free_flags();
+std::vector<std::string> options_fixed_on_resume_that_differ(const TrainOptions& stored,
+                                                             const TrainOptions& given);
+void apply_resume_changes(const TrainOptions& given, TrainOptions& stored);
 
 }  // namespace graphcost::train

@@ -5,8 +5,17 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "train/options.h"
 
 namespace graphcost::train {
+
+SamplerOptions TrainOptions::sampler() const {
+  SamplerOptions s;
+  s.graphs_per_batch = graphs_per_batch;
+  s.slate_size = slate_size;
+  s.seed = seed;
+  return s;
+}
 
 
 std::vector<int64_t> sample_without_replacement(Random& random, int64_t n, int64_t k) {

@@ -3,8 +3,19 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "train/options.h"
 
 namespace graphcost::train {
+
+ScheduleOptions TrainOptions::schedule() const {
+  ScheduleOptions s;
+  s.optimizer = optimizer;
+  s.lr = lr;
+  s.weight_decay = weight_decay;
+  s.decay_at = decay_at;
+  s.grad_clip = grad_clip;
+  return s;
+}
 
 double learning_rate_at(const ScheduleOptions& options, int64_t iteration) {
   int decays = 0;

@@ -189,14 +189,17 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   if (resume) {
     check_data(fs::exists(checkpoint_path), checkpoint_path, "", "no checkpoint to resume from");
     options = read_checkpoint_options(checkpoint_path);
-    options.iterations = requested.iterations;
-    options.threads = requested.threads;
-    options.share_rows = requested.share_rows;
-    // The data may have moved since: the run reads it where it is now, and records that.
-    options.data = requested.data;
-    options.valid_data = requested.valid_data;
+    // The options that may change on resume (train/options.h): the iteration count, threads,
+    // and where the data lives now (the run records that).
+    apply_resume_changes(requested, options);
   }
-  check_train_options(options);
+  // The model's options are checked with the kind and widths of the data (the architecture
+  // check depends on the kind); they are resolved for good below.
+  check_train_options([&] {
+    TrainOptions resolved = options;
+    resolved.model = resolve_model_options(options.model, train_set);
+    return resolved;
+  }());
   if (group) {
     check_trainable_apart(options);
     dist::check_same_on_every_rank(*group, "options", options_every_rank_shares(options));

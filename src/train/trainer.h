@@ -12,17 +12,11 @@
 #include "data/collection.h"
 #include "dist/group.h"
 #include "model/ranker.h"
+#include "train/interrupt.h"
 #include "train/options.h"
 #include "train/sampler.h"
 
 namespace graphcost::train {
-
-// Makes SIGINT set the stop flag (a second SIGINT ends the process as usual).
-void install_interrupt_handler();
-// Sets, reads and clears the flag the loop polls before every iteration.
-void request_stop();
-bool stop_requested();
-void clear_stop_request();
 
 // One validation graph's scores and measured runtimes on its validation sample.
 struct GraphPrediction {

@@ -131,4 +131,46 @@ TEST_F(SweepCli, BadTrainingOptionsAreOneErrorBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(root_ / "s4"));
 }
 
+// The model's options are checked too (before, only building the model checked them, so every
+// run of such a grid failed), with the kind of the sweep's collection.
+TEST_F(SweepCli, BadModelOptionsAreOneErrorBeforeAnyRun) {
+  const fs::path grid = root_ / "model_options.json";
+  const auto sweep = [&](const std::string& text, const std::string& collection) {
+    write(grid, text);
+    std::string output;
+    const int status = run_graphcost("sweep --data x --collection " + collection + " --grid " +
+                                         grid.string() + " --out " + (root_ / "s5").string(),
+                                     &output);
+    return std::make_pair(status, output);
+  };
+  EXPECT_EQ(sweep(R"({"grid": {"model.dropout": [0.1, 1.5]}})", "tile:xla"),
+            std::make_pair(1, "graphcost: error: " + grid.string() +
+                                  ": c001 (model.dropout=1.5): model options: dropout: must be in "
+                                  "[0, 1)\n"));
+  EXPECT_EQ(sweep(R"({"base": {"model": {"hidden": []}}})", "tile:xla"),
+            std::make_pair(1, "graphcost: error: " + grid.string() +
+                                  ": c000 (base): model options: hidden: needs at least one "
+                                  "layer\n"));
+  EXPECT_EQ(sweep(R"({"grid": {"model.head": ["score", "pairwise", "ranknet"]}})", "tile:xla"),
+            std::make_pair(1, "graphcost: error: " + grid.string() +
+                                  ": c002 (model.head=ranknet): model options: head: unknown head "
+                                  "\"ranknet\" (valid: score, pairwise)\n"));
+  EXPECT_EQ(sweep(R"({"base": {"model": {"dropuot": 0.1}}})", "tile:xla"),
+            std::make_pair(1, "graphcost: error: " + grid.string() +
+                                  ": c000 (base): model options: dropuot: unknown key\n"));
+  // mlp needs tile configurations: refused on a layout collection, accepted (as far as the
+  // missing data) on a tile one.
+  EXPECT_EQ(sweep(R"({"base": {"model": {"architecture": "mlp"}}})", "layout:xla:random"),
+            std::make_pair(1, "graphcost: error: " + grid.string() +
+                                  ": c000 (base): model options: architecture: mlp needs "
+                                  "graph-level (tile) configurations\n"));
+  EXPECT_FALSE(fs::exists(root_ / "s5"));
+  write(grid, R"({"base": {"model": {"architecture": "mlp"}}})");
+  std::string output;
+  EXPECT_EQ(run_graphcost("sweep --data x --collection tile:xla --dry-run --grid " + grid.string(),
+                          &output),
+            0)
+      << output;
+}
+
 }  // namespace

@@ -1,0 +1,31 @@
+#include "cli/option_flags.h"
+
+namespace graphcost::cli {
+
+std::map<std::string, CLI::Option*> add_data_options(
+    CLI::App* command, data::DataOptions& options, const std::vector<std::string>& keys,
+    const std::map<std::string, std::string>& help) {
+  std::map<std::string, CLI::Option*> added;
+  for (const std::string& key : keys) {
+    const OptionField<data::DataOptions>* field = data::data_option_fields().find(key);
+    if (field == nullptr) throw std::logic_error("add_data_options: no data option " + key);
+    const auto own_help = help.find(key);
+    const std::string text = own_help == help.end() ? field->help : own_help->second;
+    std::visit(
+        [&](const auto& member) {
+          using Member = std::decay_t<decltype(member)>;
+          if constexpr (!std::is_same_v<Member, OptionAccessor<data::DataOptions>>) {
+            added[key] = add_field_option(command, field->flags, text, options.*member);
+          }
+        },
+        field->member);
+  }
+  return added;
+}
+
+CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::string& what) {
+  return command->add_option("--threads", threads, what + " (<= 0: all cores)")
+      ->capture_default_str();
+}
+
+}  // namespace graphcost::cli

@@ -1,0 +1,94 @@
+// Command-line flags derived from option field tables (core/option_table.h): a field's flag
+// names (the JSON key with dashes first, older spellings after it as aliases), its help, the
+// default shown and the integer range checks all come from its table row.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/option_table.h"
+#include "data/data_options.h"
+
+namespace graphcost::cli {
+
+// Adds one field's option to command, writing into value: a bool that is off by default is a
+// switch (`--attention`, `--attention=false`), one that is on takes a value (`--share-rows
+// false`); 64-bit integers are range-checked; the default (value's current one) is shown.
+template <typename T>
+CLI::Option* add_field_option(CLI::App* command, const std::string& flags,
+                              const std::string& help, T& value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!value) return command->add_flag(flags, value, help);
+  }
+  CLI::Option* option = command->add_option(flags, value, help)->capture_default_str();
+  if constexpr (std::is_same_v<T, int64_t>) option->check(signed_64());
+  if constexpr (std::is_same_v<T, uint64_t>) option->check(unsigned_64());
+  return option;
+}
+
+// Flags that override options read from elsewhere (train: --config, or a resumed run's stored
+// options): apply() writes a field only when its flag was given.
+template <typename Root>
+class OptionFlags {
+ public:
+  explicit OptionFlags(CLI::App* command) : command_(command) {}
+
+  // Binds every field of table that has a flag; part(root) is the group's struct in Root, and
+  // defaults its default values (shown in --help).
+  template <typename Options>
+  void add(OptionTable<Options> table, Options& (*part)(Root&), const Options& defaults) {
+    for (const auto& field : table) {
+      if (field.flags[0] == '\0') continue;
+      std::visit(
+          [&](const auto& member) {
+            using Member = std::decay_t<decltype(member)>;
+            if constexpr (!std::is_same_v<Member, OptionAccessor<Options>>) {
+              using T = std::decay_t<decltype(defaults.*member)>;
+              auto value = std::make_shared<T>(defaults.*member);
+              CLI::Option* option = add_field_option(command_, field.flags, field.help, *value);
+              options_[field.key] = option;
+              appliers_.push_back([option, value, member, part](Root& root) {
+                if (option->count() > 0) part(root).*member = *value;
+              });
+            }
+          },
+          field.member);
+    }
+  }
+
+  void apply(Root& root) const {
+    for (const auto& apply_one : appliers_) apply_one(root);
+  }
+
+  // The option bound for a JSON key (nullptr when none).
+  CLI::Option* option(const std::string& key) const {
+    const auto it = options_.find(key);
+    return it == options_.end() ? nullptr : it->second;
+  }
+
+ private:
+  CLI::App* command_;
+  std::vector<std::function<void(Root&)>> appliers_;
+  std::map<std::string, CLI::Option*> options_;
+};
+
+// The shared data group (data/data_options.h) on a command that reads a collection: the flags of
+// the given keys (in that order), writing into options, whose current values are the defaults
+// shown. help replaces a key's help from the table (what the option means for this command).
+// Returns the options by key.
+std::map<std::string, CLI::Option*> add_data_options(
+    CLI::App* command, data::DataOptions& options, const std::vector<std::string>& keys,
+    const std::map<std::string, std::string>& help = {});
+
+// --threads, the same on every command: `what` says what the threads do; <= 0 means all cores.
+CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::string& what);
+
+}  // namespace graphcost::cli

@@ -1,0 +1,34 @@
+// The options that say which data a command reads and how (a collection's source, id, split,
+// what to leave out, pruning), declared once as a field table (core/option_table.h): training
+// records them in config.json under these keys, and every command that reads a collection takes
+// its flags from here (cli/option_flags.h, add_data_options).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/option_table.h"
+#include "data/collection.h"
+
+namespace graphcost::data {
+
+struct DataOptions {
+  std::string data;  // dataset root, collection folder, file or pack
+  std::string collection = "layout:xla:random";
+  std::string split = "train";
+  std::vector<std::string> exclude;  // graph names (file stems) left out
+  bool skip_invalid = false;         // warn and skip files that fail validation
+  // Keep the neighbourhood of configurable nodes (data/prune.h); eval and predict apply a
+  // run's pruning to its data.
+  int prune_hops = -1;              // -1: no pruning
+  std::string prune_seeds = "all";  // "all", "conv-dot-reshape" or HLO opcode names (a,b,...)
+
+  // How a collection is opened with these options (prune_seeds parsed: an unknown opcode name is
+  // an Error).
+  LoadOptions load_options() const;
+};
+
+// Every field of DataOptions: JSON key, flag, help, check, may-change-on-resume (only data).
+OptionTable<DataOptions> data_option_fields();
+
+}  // namespace graphcost::data
