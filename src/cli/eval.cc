@@ -7,6 +7,7 @@
 #include "cli/distributed.h"
 #include "cli/scoring.h"
 #include "core/error.h"
+#include "io/collection_readers.h"
 #include "model/threads.h"
 
 namespace graphcost::cli {
@@ -81,7 +82,7 @@ void run_eval(const EvalOptions& o) {
   check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);
-  auto c = data::open_collection(o.data, id, o.split, load);
+  auto c = io::open_collection(o.data, id, o.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;

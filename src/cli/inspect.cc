@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "data/collection.h"
 #include "data/dedup.h"
+#include "io/collection_readers.h"
 #include "io/pack.h"
 #include "data/prune.h"
 
@@ -132,7 +133,7 @@ void run_inspect(const InspectOptions& o) {
   if (io::is_pack_file(o.path)) {
     io::verify_pack(o.path);  // every checksum, configuration blocks included
     load.kind_from_data = true;
-    out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.prune_hops));
+    out.push_back(inspect_collection(*io::open_collection(o.path, {}, "", load), o.prune_hops));
     out.back()["checksums"] = "ok";
   } else if (const std::string root = data::dataset_root_of(o.path); !root.empty()) {
     // A dataset root (or its npz/ folder): every collection and split present.
@@ -142,7 +143,7 @@ void run_inspect(const InspectOptions& o) {
         const fs::path dir = fs::path(root) / id.relative_dir() / split;
         if (!fs::is_directory(dir)) continue;
         if (!has_record_files_or_note(dir)) continue;
-        out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.prune_hops));
+        out.push_back(inspect_collection(*io::open_collection(root, id, split, load), o.prune_hops));
       }
     }
     if (out.empty())
@@ -160,7 +161,7 @@ void run_inspect(const InspectOptions& o) {
     for (const std::string& split : splits) {
       if (!fs::is_directory(p / split) || !has_record_files_or_note(p / split)) continue;
       out.push_back(
-          inspect_collection(*data::open_collection(o.path, id, split, load), o.prune_hops));
+          inspect_collection(*io::open_collection(o.path, id, split, load), o.prune_hops));
     }
     if (out.empty()) throw Error(o.path, "", "no .npz or .pb files in its split folders");
   } else {
@@ -171,7 +172,7 @@ void run_inspect(const InspectOptions& o) {
     } else {
       load.kind_from_data = true;
     }
-    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load), o.prune_hops));
+    out.push_back(inspect_collection(*io::open_collection(o.path, id, "", load), o.prune_hops));
   }
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());

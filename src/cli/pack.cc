@@ -1,5 +1,6 @@
 // graphcost pack ROOT --collection ID --split S --out FILE: one split of one collection as a
 // single memory-mappable pack (docs/pack-format.md).
+#include "io/collection_readers.h"
 #include "io/pack.h"
 
 #include <algorithm>
@@ -46,20 +47,20 @@ void run_pack(const PackOptions& o) {
   int64_t total = 0;  // graphs expected: one per npz file (a .pb file may hold several)
   if (io::is_pack_file(o.root)) {
     // Repacking keeps the source pack's own id and split.
-    const auto source = data::open_collection(o.root, id, o.split, load);
+    const auto source = io::open_collection(o.root, id, o.split, load);
     total = source->size();
     pack_id = source->id();
     split = source->split();
   } else {
     try {
-      total = static_cast<int64_t>(data::list_collection_files(o.root, id, o.split).size());
+      total = static_cast<int64_t>(io::list_collection_files(o.root, id, o.split).size());
     } catch (const Error&) {
       // A Kernel Tuner source: no record files to count; the progress line shows graphs only.
     }
   }
   Progress progress("pack", total, "graphs");
   int64_t done = 0;
-  data::for_each_graph(
+  io::for_each_graph(
       o.root, id, o.split, load, files_at_once,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         if (!writer) {

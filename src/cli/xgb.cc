@@ -7,6 +7,7 @@
 #include "cli/run_folder.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "io/collection_readers.h"
 #include "run/run_config.h"
 #include "xgb/ranker.h"
 
@@ -37,7 +38,7 @@ void run_xgb_train(const XgbTrainCommand& command) {
   data::LoadOptions load;
   load.skip_invalid = command.skip_invalid;
   load.exclude = command.exclude;
-  auto train_set = data::open_collection(command.data, id, command.split, load);
+  auto train_set = io::open_collection(command.data, id, command.split, load);
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));
