@@ -8,6 +8,7 @@
 #include "cli/option_flags.h"
 #include "cli/scoring.h"
 #include "core/error.h"
+#include "io/collection_readers.h"
 #include "model/threads.h"
 
 namespace graphcost::cli {
@@ -80,7 +81,7 @@ void run_eval(const EvalOptions& o) {
   check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
   apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
-  auto c = data::open_collection(o.source.data, id, o.source.split, load);
+  auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;

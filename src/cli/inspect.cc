@@ -13,6 +13,7 @@
 #include "data/dedup.h"
 #include "io/pack.h"
 #include "data/prune.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::cli {
 
@@ -131,7 +132,7 @@ void run_inspect(const InspectOptions& o) {
   if (io::is_pack_file(o.path)) {
     io::verify_pack(o.path);  // every checksum, configuration blocks included
     load.kind_from_data = true;
-    out.push_back(inspect_collection(*data::open_collection(o.path, {}, "", load), o.source.prune_hops));
+    out.push_back(inspect_collection(*io::open_collection(o.path, {}, "", load), o.source.prune_hops));
     out.back()["checksums"] = "ok";
   } else if (const std::string root = data::dataset_root_of(o.path); !root.empty()) {
     // A dataset root (or its npz/ folder): every collection and split present.
@@ -141,7 +142,7 @@ void run_inspect(const InspectOptions& o) {
         const fs::path dir = fs::path(root) / id.relative_dir() / split;
         if (!fs::is_directory(dir)) continue;
         if (!has_record_files_or_note(dir)) continue;
-        out.push_back(inspect_collection(*data::open_collection(root, id, split, load), o.source.prune_hops));
+        out.push_back(inspect_collection(*io::open_collection(root, id, split, load), o.source.prune_hops));
       }
     }
     if (out.empty())
@@ -159,7 +160,7 @@ void run_inspect(const InspectOptions& o) {
     for (const std::string& split : splits) {
       if (!fs::is_directory(p / split) || !has_record_files_or_note(p / split)) continue;
       out.push_back(
-          inspect_collection(*data::open_collection(o.path, id, split, load), o.source.prune_hops));
+          inspect_collection(*io::open_collection(o.path, id, split, load), o.source.prune_hops));
     }
     if (out.empty()) throw Error(o.path, "", "no .npz or .pb files in its split folders");
   } else {
@@ -170,7 +171,7 @@ void run_inspect(const InspectOptions& o) {
     } else {
       load.kind_from_data = true;
     }
-    out.push_back(inspect_collection(*data::open_collection(o.path, id, "", load), o.source.prune_hops));
+    out.push_back(inspect_collection(*io::open_collection(o.path, id, "", load), o.source.prune_hops));
   }
   if (o.json) {
     std::printf("%s\n", out.dump(2).c_str());

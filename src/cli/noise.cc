@@ -21,6 +21,7 @@
 #include "eval/repeats.h"
 #include "eval/submission.h"
 #include "eval/summary.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::cli {
 
@@ -114,7 +115,7 @@ void add_model(const NoiseOptions& o, std::vector<RepeatedGraph>& graphs) {
   data::LoadOptions load;
   load.merge_duplicates = false;  // submission indices are the split file's own
   int64_t matched = 0;
-  data::for_each_graph(
+  io::for_each_graph(
       o.source.data, id, o.source.split, load, 2,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         auto g = by_name.find(graph.name);
@@ -262,7 +263,7 @@ void run_noise(const NoiseOptions& o) {
     id = data::CollectionId::parse(o.source.collection);
   }
   std::vector<RepeatedGraph> graphs;
-  data::for_each_graph(
+  io::for_each_graph(
       o.path, id, "", load, 2,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         check_data(configs.has_runtimes(), source, "config_runtime",

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "data/collection.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::cli {
 
@@ -44,20 +45,20 @@ void run_pack(const PackOptions& o) {
   int64_t total = 0;  // graphs expected: one per npz file (a .pb file may hold several)
   if (io::is_pack_file(o.root)) {
     // Repacking keeps the source pack's own id and split.
-    const auto source = data::open_collection(o.root, id, o.source.split, load);
+    const auto source = io::open_collection(o.root, id, o.source.split, load);
     total = source->size();
     pack_id = source->id();
     split = source->split();
   } else {
     try {
-      total = static_cast<int64_t>(data::list_collection_files(o.root, id, o.source.split).size());
+      total = static_cast<int64_t>(io::list_collection_files(o.root, id, o.source.split).size());
     } catch (const Error&) {
       // A Kernel Tuner source: no record files to count; the progress line shows graphs only.
     }
   }
   Progress progress("pack", total, "graphs");
   int64_t done = 0;
-  data::for_each_graph(
+  io::for_each_graph(
       o.root, id, o.source.split, load, files_at_once,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         if (!writer) {

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "eval/report.h"
 #include "eval/submission.h"
+#include "io/collection_readers.h"
 #include "model/threads.h"
 
 namespace graphcost::cli {
@@ -56,7 +57,7 @@ void run_predict(const PredictOptions& o) {
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
   apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
-  auto c = data::open_collection(o.source.data, id, o.source.split, load);
+  auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   Scorer scorer;
   scorer.group = group.get();

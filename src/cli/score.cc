@@ -17,6 +17,7 @@
 #include "eval/paired.h"
 #include "eval/submission.h"
 #include "eval/summary.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::cli {
 
@@ -87,7 +88,7 @@ CollectionScores score_collection_files(const ScoreOptions& o,
   CollectionScores out{collection, {}, std::vector<std::vector<double>>(k)};
   Progress progress("score " + collection, expected_graphs, "graphs");
   int64_t seen = 0;
-  data::for_each_graph(
+  io::for_each_graph(
       o.source.data, id, o.source.split, load, 2,
       [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
         const std::string row_id = eval::submission_id(collection, graph.name);

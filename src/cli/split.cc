@@ -11,6 +11,7 @@
 #include "data/collection.h"
 #include "core/error.h"
 #include "data/split.h"
+#include "io/collection_readers.h"
 #include "io/tpugraphs_npz.h"
 
 namespace graphcost::cli {
@@ -46,7 +47,7 @@ void run_split(const SplitOptions& o) {
   } else {
     id = data::CollectionId::parse(o.source.collection);
   }
-  auto collection = data::open_collection(o.input, id, "", load);
+  auto collection = io::open_collection(o.input, id, "", load);
   auto* records = dynamic_cast<data::MemoryCollection*>(collection.get());
   if (!records) throw graphcost::Error(o.input, "", "split reads .npz files, not packs");
   namespace fs = std::filesystem;

@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "io/collection_readers.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -96,10 +97,10 @@ void run(const TrainCommand& command) {
   }
   const data::LoadOptions load = options.load_options();
   std::unique_ptr<data::Collection> train_set =
-      data::open_collection(options.data, id, options.split, load);
+      io::open_collection(options.data, id, options.split, load);
   std::unique_ptr<data::Collection> valid_set;
   if (!options.valid_split.empty())
-    valid_set = data::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
+    valid_set = io::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
                                       id, options.valid_split, load);
   if (leader)
     std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",

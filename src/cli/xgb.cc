@@ -8,6 +8,7 @@
 #include "cli/run_folder.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "io/collection_readers.h"
 #include "run/run_config.h"
 #include "xgb/ranker.h"
 
@@ -34,7 +35,7 @@ void run_xgb_train(const XgbTrainCommand& command) {
   data::LoadOptions load;
   load.skip_invalid = command.source.skip_invalid;
   load.exclude = command.source.exclude;
-  auto train_set = data::open_collection(command.source.data, id, command.source.split, load);
+  auto train_set = io::open_collection(command.source.data, id, command.source.split, load);
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));

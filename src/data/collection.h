@@ -1,5 +1,7 @@
 // Collections: the graphs of one collection id and split, with O(1) access to any
-// configuration of any graph, whatever the source (npz folder, single file, pack).
+// configuration of any graph, whatever the source (npz folder, single file, pack). Reading a
+// path as a collection is io::open_collection (io/collection_readers.h): io/ reads files into
+// these records, and data/ includes nothing from io/.
 #pragma once
 
 #include <functional>
@@ -92,41 +94,17 @@ struct LoadOptions {
 // is that npz/ folder (it holds layout/ or tile/), otherwise empty.
 std::string dataset_root_of(const std::string& path);
 
+// True for the split names: train, valid, test.
+bool is_split_name(const std::string& name);
+
 // The collection a folder stands for by its last names, as the dataset lays them out:
 // ".../tile/xla" or ".../layout/{xla,nlp}/{default,random}", either one optionally followed by a
 // split folder (train, valid or test). nullopt for anything else (a file, a dataset root, a
 // folder named otherwise).
 std::optional<CollectionId> collection_id_in_path(const std::string& path);
 
-// True when open_collection reads path as Kernel Tuner records: a cache file, or a folder of
-// them that is not a TpuGraphs dataset root, collection or split folder (asked for `split`).
-bool is_kernel_tuner_source(const std::string& path, const std::string& split);
-
-// The files of a split of a collection under a dataset root, sorted by name.
-std::vector<std::string> list_collection_files(const std::string& root, const CollectionId& id,
-                                               const std::string& split);
-
-// Opens path as a collection. path may be a dataset root (then id and split pick the folder),
-// a collection folder (containing train/valid/test), a split folder, a single .npz or raw
-// TpuGraphs protobuf record (.pb, one graph per module), or a pack file (then id and split
-// come from the pack). It may also be a Kernel Tuner cache (.json or
-// .json.gz) or a folder of them without .npz files: a tile collection (ask for tile:xla, or set
-// kind_from_data) with one graph per cache named "<kernel>_<device>" (see io/kernel_tuner.h);
-// exclude then names graphs rather than file stems.
-std::unique_ptr<Collection> open_collection(const std::string& path, const CollectionId& id,
-                                            const std::string& split, const LoadOptions& options);
-
-// Receives one graph of for_each_graph; the references are valid during the call only.
+// Receives one graph of io::for_each_graph; the references are valid during the call only.
 using GraphConsumer =
     std::function<void(const Graph& graph, const ConfigView& configs, const std::string& source)>;
-
-// The graphs open_collection(path, id, split, options) would hold, in the same order and
-// checked the same way, handed to consume one by one while reading only files_at_once files
-// at a time (in parallel), so memory holds a few graphs rather than the whole split. Returns
-// the collection id (as kind_from_data resolves it). Packs and Kernel Tuner caches are opened
-// whole (a pack is memory-mapped).
-CollectionId for_each_graph(const std::string& path, const CollectionId& id,
-                            const std::string& split, const LoadOptions& options,
-                            int64_t files_at_once, const GraphConsumer& consume);
 
 }  // namespace graphcost::data

@@ -12,6 +12,10 @@ enum class ConfigKind { Tile, Layout };
 
 std::string config_kind_name(ConfigKind kind);  // "tile" or "layout"
 
+// A layout configuration value is a dimension index in [-1, 5] (-1: none), so it takes one of
+// kLayoutValues values; models and tree features one-hot encode it over them.
+constexpr int64_t kLayoutValues = 7;
+
 // A read-only view of a graph's configurations: the same shape whether the storage is an
 // in-memory table or a memory-mapped pack. Configuration j is read in O(1).
 struct ConfigView {

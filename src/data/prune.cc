@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "core/error.h"
-#include "io/hlo_opcodes.h"
+#include "data/hlo_opcodes.h"
 
 namespace graphcost::data {
 
@@ -58,7 +58,7 @@ std::vector<int32_t> parse_prune_seeds(const std::string& spec) {
   while (begin <= names.size()) {
     const size_t end = std::min(names.find(',', begin), names.size());
     const std::string name = names.substr(begin, end - begin);
-    const int32_t id = io::hlo_opcode_id(name);
+    const int32_t id = hlo_opcode_id(name);
     check_data(id != 0, "prune seeds", name,
                "not an HLO opcode name (valid specs: all, conv-dot-reshape, or opcode names "
                "separated by commas, e.g. convolution,dot)");

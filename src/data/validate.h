@@ -19,7 +19,7 @@ void validate_record(const GraphRecord& record);
 // An Error names where (a file, or a pack and graph) and the key.
 void validate_graph(const Graph& graph, const ConfigView& configs, const std::string& where);
 
-// What open_collection does to every record it reads, whatever the source: validate_record,
+// What io::open_collection does to every record it reads, whatever the source: validate_record,
 // then the options' pruning and duplicate merging. For records from elsewhere (a network
 // request) to be read exactly as a file is. Defined in collection.cc.
 void prepare_record(GraphRecord& record, const LoadOptions& options);

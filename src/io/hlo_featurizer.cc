@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "io/hlo_opcodes.h"
+#include "data/hlo_opcodes.h"
 
 namespace graphcost::io {
 namespace {
@@ -191,7 +191,7 @@ FeaturizedModule featurize_hlo_module(const pb::HloModuleProto& module, FeatureS
   int64_t node = 0;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation.instructions()) {
-      const int32_t opcode = hlo_opcode_id(instruction.opcode());
+      const int32_t opcode = data::hlo_opcode_id(instruction.opcode());
       if (opcode == 0 && result.unknown_opcodes++ == 0) {
         result.first_unknown_opcode = instruction.opcode();
         result.first_unknown_instruction = instruction.name();

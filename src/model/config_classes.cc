@@ -17,8 +17,6 @@ namespace {
 
 const char* kConfigClassesWhere = "config_classes";
 
-std::atomic<bool> sharing_enabled{true};
-
 uint64_t mix(uint64_t h, uint64_t v) {
   // splitmix64's finaliser over the running hash and the next value.
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
@@ -336,9 +334,5 @@ torch::Tensor class_change_aggregate(const torch::Tensor& projected, const Class
                                    tensor_from(column),
                                    tensor_from(scale, torch::kDouble));
 }
-
-void set_row_sharing(bool enabled) { sharing_enabled = enabled; }
-
-bool row_sharing_enabled() { return sharing_enabled; }
 
 }  // namespace graphcost::model

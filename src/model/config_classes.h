@@ -59,8 +59,4 @@ ClassRows class_rows(const torch::Tensor& classes);
 torch::Tensor class_change_aggregate(const torch::Tensor& projected, const ClassRows& before,
                                      const ClassRows& after, const ChangeCsr& csr);
 
-// Process-wide switch (default on), for measuring the saving; off: every row is computed.
-void set_row_sharing(bool enabled);
-bool row_sharing_enabled();
-
 }  // namespace graphcost::model

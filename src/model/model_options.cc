@@ -10,7 +10,6 @@ namespace graphcost::model {
 namespace {
 
 const char* kModelOptionsWhere = "model options";
-constexpr int64_t kLayoutValues = 7;  // one-hot over {-1, 0, 1, 2, 3, 4, 5}
 
 using M = ModelOptions;
 
@@ -129,7 +128,7 @@ int64_t config_input_width(const ModelOptions& options) {
     return options.config_embedding > 0 ? options.config_embedding : options.config_width;
   }
   const int64_t values = options.config_embedding > 0 ? options.config_embedding
-                                                      : options.config_width * kLayoutValues;
+                                                      : options.config_width * data::kLayoutValues;
   return values + 1;  // + the "is configured" indicator
 }
 

@@ -45,7 +45,14 @@ class RankerImpl : public torch::nn::Module {
     const GraphTensors* graph = nullptr;
     bool final_shared = true;
     std::shared_ptr<const ConfigReachPlan> plan;
-    std::vector<torch::Tensor> tensors;  // by slot: see RankerImpl::cached
+    torch::Tensor node_states;         // [n, C1], the configuration-independent node inputs
+    torch::Tensor first_shared_input;  // layout: SAGE layer 1's shared input rows (plan labels)
+    // One SAGE layer's configuration-independent work, in the plan's labels.
+    struct Layer {
+      torch::Tensor shared_pre_activation;  // [shared_rows, H]
+      torch::Tensor shared_output;          // [shared_rows, H]
+    };
+    std::vector<Layer> layers;  // by 0-based layer, as far as computed
   };
   // forward(), with the configuration-independent work taken from (and stored in) cache where
   // that is exact; cache may be null. Same scores as forward().
@@ -74,6 +81,12 @@ class RankerImpl : public torch::nn::Module {
   torch::Tensor encode_configs(const Slate& slate);
   const ModelOptions& options() const { return options_; }
   int64_t parameter_count() const;
+  // Row sharing (model/config_classes.h): while configurations agree on the configurable nodes a
+  // row has reached, layers run on one row per class. On by default; the same scores either way
+  // (up to rounding), off only to measure the saving (TrainOptions::share_rows). Set by whoever
+  // runs the model: the trainer from its options, the inference layer on for scoring.
+  void set_share_rows(bool share) { share_rows_ = share; }
+  bool share_rows() const { return share_rows_; }
 
  private:
   const GraphTensors& check_slate(const Slate& slate) const;
@@ -97,32 +110,22 @@ class RankerImpl : public torch::nn::Module {
   };
   // final_shared = false skips the last layer's configuration-independent pass and restricts the
   // others to what the reached rows read (ConfigReachPlan::shared_rows); the scores then lack the
-  // per-graph constant.
+  // per-graph constant. Defined with the steps below in model/sparse_propagation.cc.
   SparseStates sparse_states(const GraphTensors& graph, const Slate& slate,
                              bool final_shared = true, SharedCache* cache = nullptr);
-  // compute(), or its value kept in cache's slot (computed there the first time); no cache:
-  // compute(). Slots: 0 node states, 1 the first layer's shared input, 2l and 2l + 1 layer l's
-  // shared pre-activation and shared output.
-  static torch::Tensor cached(SharedCache* cache, size_t slot,
-                              const std::function<torch::Tensor()>& compute);
+  // The steps of sparse_states on the state of one pass (SparsePass, in sparse_propagation.cc).
+  struct SparsePass;
+  void first_layout_layer(SparsePass& pass);
+  void delta_layer(SparsePass& pass, int64_t l, bool update_shared);
+  void full_layer(SparsePass& pass, int64_t l, bool update_shared);
+  void update_shared_output(SparsePass& pass, int64_t l, const torch::Tensor& shared_pre,
+                            const torch::Tensor& shared_in, int64_t input_width);
   // Every node's final state for every configuration: [n, S, H].
   torch::Tensor dense_states(const GraphTensors& graph, const Slate& slate);
   // Sum-pooled final node states [S, H], before attention; chunked without gradients, the
   // chunks sharing cache (or a cache of their own).
   torch::Tensor pooled_states(const GraphTensors& graph, const Slate& slate, SharedCache* cache);
   torch::Tensor scores_from_embedding(const torch::Tensor& embedding);
-  // Layer 1 for layout slates; replaces shared by its layer-1 state, returns the reached rows.
-  // shared enters as the plan's first shared inputs (in labels) and leaves as its shared rows.
-  // by_class: when given, the layer runs on one row per class entry (model/config_classes.h):
-  // it enters with the configurable nodes' classes and leaves one hop further, and the result is
-  // the entries' rows [U, H].
-  struct ClassLevel {
-    torch::Tensor classes;  // [rows, S]; undefined: not by class
-    ClassRows rows;         // its entries
-  };
-  torch::Tensor first_layout_layer(const ConfigReachPlan& plan, const torch::Tensor& independent,
-                                   const torch::Tensor& configs, torch::Tensor& shared,
-                                   SharedCache* cache, ClassLevel* by_class);
   static constexpr int64_t kInferenceChunk = 16;  // configurations per chunk without gradients
 
   ModelOptions options_;
@@ -136,6 +139,7 @@ class RankerImpl : public torch::nn::Module {
   std::vector<GraphNorm> norms_;           // graph_norm: one per SAGE layer
   SlateAttention attention_{nullptr};
   PairwiseHead pairwise_{nullptr};
+  bool share_rows_ = true;
 };
 TORCH_MODULE(Ranker);
 

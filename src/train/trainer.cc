@@ -211,9 +211,9 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   options.model = resolve_model_options(options.model, train_set);
   apply_gst_options(options);
   const int threads = model::set_threads(options.threads);
-  model::set_row_sharing(options.share_rows);
   torch::manual_seed(options.seed);
   model::Ranker model(options.model);
+  model->set_share_rows(options.share_rows);
   std::fprintf(stderr, "train: model: %lld parameters\n",
                static_cast<long long>(model->parameter_count()));
   const std::unique_ptr<WeightedLoss> loss = parse_loss_spec(options.loss);

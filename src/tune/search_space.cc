@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::tune {
 
@@ -145,7 +146,7 @@ SearchSpace make_search_space(const std::string& name, const data::ConfigView& c
 TuneRecords open_tune_source(const std::string& path, const std::string& split) {
   TuneRecords records;
   // As open_collection decides: a dataset root holding synth's report is not a Kernel Tuner folder.
-  const bool kernel_tuner = data::is_kernel_tuner_source(path, split);
+  const bool kernel_tuner = io::is_kernel_tuner_source(path, split);
   if (kernel_tuner) {
     std::vector<data::GraphRecord> graphs = io::read_kernel_tuner_source(path, &records.layout);
     records.collection = std::make_unique<data::MemoryCollection>(
@@ -154,7 +155,7 @@ TuneRecords open_tune_source(const std::string& path, const std::string& split) 
     data::LoadOptions load;
     load.kind_from_data = true;
     records.collection =
-        data::open_collection(path, data::CollectionId::parse("tile:xla"), split, load);
+        io::open_collection(path, data::CollectionId::parse("tile:xla"), split, load);
   }
   check_data(records.collection->size() > 0, path, "", "no graphs to tune");
   return records;

@@ -9,14 +9,13 @@ namespace graphcost::xgb {
 
 namespace {
 
-constexpr int kLayoutValues = 7;  // -1 .. 5
 constexpr float kAbsentNode = -2;
 
 int64_t graph_width(const FeatureOptions& o) { return o.num_opcodes + 1 + 2 * o.node_feature_width; }
 
 int64_t config_part_width(const FeatureOptions& o) {
   if (o.kind == data::ConfigKind::Tile) return o.config_width;
-  return o.config_width * (kLayoutValues + o.layout_nodes);
+  return o.config_width * (data::kLayoutValues + o.layout_nodes);
 }
 
 float sign_log(float x) { return std::copysign(std::log1p(std::fabs(x)), x); }
@@ -30,11 +29,11 @@ void append_config(const data::ConfigView& configs, int64_t j, const FeatureOpti
   }
   const int8_t* c = configs.layout_config(j);
   const int64_t w = configs.width, nodes = configs.nodes;
-  std::vector<float> shares(w * kLayoutValues, 0.0f);
+  std::vector<float> shares(w * data::kLayoutValues, 0.0f);
   for (int64_t n = 0; n < nodes; ++n) {
     for (int64_t k = 0; k < w; ++k) {
       const int value = std::clamp<int>(c[n * w + k], -1, 5);
-      shares[k * kLayoutValues + (value + 1)] += 1.0f / static_cast<float>(nodes);
+      shares[k * data::kLayoutValues + (value + 1)] += 1.0f / static_cast<float>(nodes);
     }
   }
   row.insert(row.end(), shares.begin(), shares.end());

@@ -6,12 +6,16 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "io/collection_readers.h"
 #include "io/npz.h"
 #include "io/tpugraphs_npz.h"
 #include "test_records.h"
 
 namespace graphcost::data {
 namespace {
+
+using io::for_each_graph;
+using io::open_collection;
 
 namespace fs = std::filesystem;
 
@@ -230,6 +234,9 @@ TEST_F(OpenCollection, FoldersNameTheirCollection) {
 namespace graphcost::data {
 namespace {
 
+using io::for_each_graph;
+using io::open_collection;
+
 TEST_F(OpenCollection, KindFromData) {
   write("a", testing::small_layout_record(), dir_);
   LoadOptions options;
@@ -243,6 +250,9 @@ TEST_F(OpenCollection, KindFromData) {
 
 namespace graphcost::data {
 namespace {
+
+using io::for_each_graph;
+using io::open_collection;
 
 TEST_F(OpenCollection, ForEachGraphStreamsWhatOpenCollectionHolds) {
   for (const char* stem : {"c", "a", "b", "d", "e"}) write(stem, testing::small_layout_record(), dir_);

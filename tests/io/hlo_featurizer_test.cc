@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "io/hlo_opcodes.h"
+#include "data/hlo_opcodes.h"
 
 namespace graphcost::io {
 namespace {
@@ -48,15 +48,15 @@ pb::HloModuleProto two_computation_module() {
 }
 
 TEST(HloOpcodes, DatasetNumbering) {
-  EXPECT_EQ(hlo_opcode_id("abs"), 1);
-  EXPECT_EQ(hlo_opcode_id("convolution"), 26);
-  EXPECT_EQ(hlo_opcode_id("reshape"), 75);
-  EXPECT_EQ(hlo_opcode_id("transpose"), 98);  // 97 is a retired opcode
-  EXPECT_EQ(hlo_opcode_id("tan"), 120);
-  EXPECT_EQ(hlo_opcode_id("no-such-op"), 0);
-  EXPECT_EQ(hlo_opcode_name(41), "fusion");
-  EXPECT_EQ(hlo_opcode_name(0), "unknown");
-  EXPECT_EQ(hlo_opcode_count(), 121);
+  EXPECT_EQ(data::hlo_opcode_id("abs"), 1);
+  EXPECT_EQ(data::hlo_opcode_id("convolution"), 26);
+  EXPECT_EQ(data::hlo_opcode_id("reshape"), 75);
+  EXPECT_EQ(data::hlo_opcode_id("transpose"), 98);  // 97 is a retired opcode
+  EXPECT_EQ(data::hlo_opcode_id("tan"), 120);
+  EXPECT_EQ(data::hlo_opcode_id("no-such-op"), 0);
+  EXPECT_EQ(data::hlo_opcode_name(41), "fusion");
+  EXPECT_EQ(data::hlo_opcode_name(0), "unknown");
+  EXPECT_EQ(data::hlo_opcode_count(), 121);
 }
 
 TEST(HloFeaturizer, NodeOrderEdgesAndSplits) {

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "data/validate.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::io {
 namespace {
@@ -249,7 +250,7 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
   data::LoadOptions options;
   options.exclude = {"dedispersion_kernel_NVIDIA_RTX_A4000"};
   options.prune_hops = 1;  // no effect on tile records
-  auto c = data::open_collection(dir, data::CollectionId::parse("tile:xla"), "", options);
+  auto c = io::open_collection(dir, data::CollectionId::parse("tile:xla"), "", options);
   EXPECT_EQ(c->id().str(), "tile:xla");
   ASSERT_EQ(c->size(), 3);
   EXPECT_EQ(c->graph(0).name, "dedispersion_kernel_NVIDIA_A100-PCIE-40GB");
@@ -259,13 +260,13 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
 
   data::LoadOptions from_data;
   from_data.kind_from_data = true;
-  auto one = data::open_collection(shared("convolution/W6600.json.gz"), data::CollectionId{}, "",
+  auto one = io::open_collection(shared("convolution/W6600.json.gz"), data::CollectionId{}, "",
                                    from_data);
   EXPECT_EQ(one->id().str(), "tile:xla");
   ASSERT_EQ(one->size(), 1);
   EXPECT_EQ(one->configs(0).failed, nullptr);  // the AMD card ran every configuration
   EXPECT_EQ(one->configs(0).default_config, 386);
-  EXPECT_THROW(data::open_collection(dir, data::CollectionId::parse("layout:xla:default"), "", {}),
+  EXPECT_THROW(io::open_collection(dir, data::CollectionId::parse("layout:xla:default"), "", {}),
                Error);
 }
 

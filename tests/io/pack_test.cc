@@ -12,6 +12,7 @@
 #include "core/atomic_file.h"  // read_file
 #include "core/error.h"
 #include "data/collection.h"
+#include "io/collection_readers.h"
 
 namespace graphcost::io {
 namespace {
@@ -156,10 +157,10 @@ TEST(Pack, LayoutRoundTripKeepsEveryField) {
 TEST(Pack, AskedForAnotherSplitIsAnError) {
   const std::string path =
       write_records(temp_dir() + "/split.gcpack", layout_id(), make_records(data::ConfigKind::Layout));
-  EXPECT_EQ(data::open_collection(path, layout_id(), "valid", {})->size(), 3);
-  EXPECT_EQ(data::open_collection(path, layout_id(), "", {})->size(), 3);
+  EXPECT_EQ(io::open_collection(path, layout_id(), "valid", {})->size(), 3);
+  EXPECT_EQ(io::open_collection(path, layout_id(), "", {})->size(), 3);
   try {
-    data::open_collection(path, layout_id(), "train", {});
+    io::open_collection(path, layout_id(), "train", {});
     ADD_FAILURE() << "a valid pack was read as the train split";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), path + ": is a pack of split valid, but split train was asked "

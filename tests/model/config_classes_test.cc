@@ -25,10 +25,15 @@ std::vector<int64_t> to_vector(const torch::Tensor& t) {
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 
-// Restores the process-wide switch whatever a test does.
-struct SharingSwitch {
-  explicit SharingSwitch(bool enabled) { set_row_sharing(enabled); }
-  ~SharingSwitch() { set_row_sharing(true); }
+// Turns one model's row sharing off for a scope (RankerImpl::set_share_rows); other models keep
+// theirs.
+struct SharingOff {
+  explicit SharingOff(Ranker& model, const Ranker& other) : model(model) {
+    model->set_share_rows(false);
+    EXPECT_TRUE(other->share_rows());
+  }
+  ~SharingOff() { model->set_share_rows(true); }
+  Ranker& model;
 };
 
 TEST(ConfigClasses, ConfigurableNodesByValueInFirstOccurrenceOrder) {
@@ -200,13 +205,13 @@ TEST(ConfigClasses, RankerSharingClassesKeepsScoresAndGradients) {
   for (const char* activation : {"leaky_relu", "tanh"}) {
     SCOPED_TRACE(activation);
     options.activation = activation;
-    Ranker model(options);
+    Ranker model(options), other(options);
     for (bool with_constant : {true, false}) {
       const torch::Tensor weights = torch::linspace(-1.0, 2.0, s);
       const torch::Tensor shared = model->forward(slate, with_constant);
       torch::Tensor every_row;
       {
-        SharingSwitch off(false);
+        SharingOff off(model, other);
         every_row = model->forward(slate, with_constant);
       }
       testing::expect_same_scores_and_gradients(model, shared, every_row, weights);
@@ -220,14 +225,14 @@ TEST(ConfigClasses, RankerSharingClassesKeepsScoresAndGradients) {
   // With dropout in training the members of a class differ: sharing stays off, and the scores
   // equal the unshared ones under the same random draws.
   options.dropout = 0.3;
-  Ranker model(options);
+  Ranker model(options), other(options);
   model->train();
   torch::manual_seed(5);
   const torch::Tensor with_dropout = model->forward(slate);
   torch::manual_seed(5);
   torch::Tensor every_row;
   {
-    SharingSwitch off(false);
+    SharingOff off(model, other);
     every_row = model->forward(slate);
   }
   EXPECT_TRUE(torch::equal(with_dropout, every_row));
@@ -269,13 +274,13 @@ TEST(ConfigClasses, RankerSharingOnSaturatingReachKeepsScoresAndGradients) {
     Slate slate;
     slate.graph = &tensors;
     slate.config_features = values;
-    Ranker model(options);
+    Ranker model(options), other(options);
     const torch::Tensor weights = torch::linspace(-1.0, 2.0, s);
     for (bool with_constant : {true, false}) {
       const torch::Tensor shared = model->forward(slate, with_constant);
       torch::Tensor every_row;
       {
-        SharingSwitch off(false);
+        SharingOff off(model, other);
         every_row = model->forward(slate, with_constant);
       }
       testing::expect_same_scores_and_gradients(model, shared, every_row, weights);

@@ -124,24 +124,30 @@ TEST_F(RankerTest, SharedCacheKeepsTheScores) {
   EXPECT_TRUE(torch::allclose(model->forward_cached(a, true, &cache), ref_a, 1e-5, 1e-6));
   ASSERT_TRUE(cache.plan);
   EXPECT_EQ(cache.graph, &tensors);
-  // Slots 0-7: node states, the first shared input, each of the 3 layers' shared
-  // pre-activation and output (the last layer's output too: the constant needs it).
-  ASSERT_EQ(cache.tensors.size(), 8u);
-  for (const torch::Tensor& t : cache.tensors) EXPECT_TRUE(t.defined());
-  const torch::Tensor kept = cache.tensors[2];
+  // The node states, the first shared input, each of the 3 layers' shared pre-activation and
+  // output (the last layer's output too: the constant needs it).
+  EXPECT_TRUE(cache.node_states.defined());
+  EXPECT_TRUE(cache.first_shared_input.defined());
+  ASSERT_EQ(cache.layers.size(), 3u);
+  for (const RankerImpl::SharedCache::Layer& layer : cache.layers) {
+    EXPECT_TRUE(layer.shared_pre_activation.defined());
+    EXPECT_TRUE(layer.shared_output.defined());
+  }
+  const torch::Tensor kept = cache.layers[0].shared_pre_activation;
   // A second slate (chunked) reuses the kept tensors and gives its own scores.
   EXPECT_TRUE(torch::allclose(model->forward_cached(b, true, &cache), ref_b, 1e-5, 1e-6));
-  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+  EXPECT_TRUE(cache.layers[0].shared_pre_activation.is_same(kept));
   // Another with_constant starts the cache afresh.
   EXPECT_TRUE(torch::allclose(model->forward_cached(a, false, &cache), ref_a_partial, 1e-5, 1e-6));
   EXPECT_FALSE(cache.final_shared);
-  EXPECT_FALSE(cache.tensors[2].is_same(kept));
+  EXPECT_FALSE(cache.layers[0].shared_pre_activation.is_same(kept));
   // With dropout drawing (training mode) nothing is cached.
   model->train();
   RankerImpl::SharedCache unused;
   model->forward_cached(a, true, &unused);
   EXPECT_FALSE(unused.plan);
-  EXPECT_TRUE(unused.tensors.empty());
+  EXPECT_FALSE(unused.node_states.defined());
+  EXPECT_TRUE(unused.layers.empty());
 }
 
 TEST_F(RankerTest, SharedCacheKeepsTheEmbeddingsBeforeAttention) {
@@ -158,13 +164,13 @@ TEST_F(RankerTest, SharedCacheKeepsTheEmbeddingsBeforeAttention) {
   RankerImpl::SharedCache cache;
   EXPECT_TRUE(torch::allclose(model->embed_before_attention(a, &cache), ref_a, 1e-5, 1e-6));
   ASSERT_TRUE(cache.plan);
-  ASSERT_GE(cache.tensors.size(), 3u);
-  const torch::Tensor kept = cache.tensors[2];
+  ASSERT_GE(cache.layers.size(), 1u);
+  const torch::Tensor kept = cache.layers[0].shared_pre_activation;
   EXPECT_TRUE(torch::allclose(model->embed_before_attention(b, &cache), ref_b, 1e-5, 1e-6));
-  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+  EXPECT_TRUE(cache.layers[0].shared_pre_activation.is_same(kept));
   // The attention model's scores through forward_cached use the same cache.
   EXPECT_TRUE(torch::allclose(model->forward_cached(b, true, &cache), ref_scores, 1e-5, 1e-6));
-  EXPECT_TRUE(cache.tensors[2].is_same(kept));
+  EXPECT_TRUE(cache.layers[0].shared_pre_activation.is_same(kept));
 }
 
 TEST_F(RankerTest, PermutingTheSlatePermutesTheScores) {

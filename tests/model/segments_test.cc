@@ -133,9 +133,9 @@ TEST(Segments, CachesKeepEachSegmentsSharedWorkAcrossSlates) {
     EXPECT_EQ(caches[k].graph, &segmented.segments[k].graph) << "segment " << k;
     EXPECT_TRUE(caches[k].plan) << "segment " << k;
   }
-  const torch::Tensor kept = caches[0].tensors.at(2);
+  const torch::Tensor kept = caches[0].layers.at(0).shared_pre_activation;
   const torch::Tensor got_b = forward_by_segments(model, segmented, b, &caches);
-  EXPECT_TRUE(caches[0].tensors.at(2).is_same(kept));
+  EXPECT_TRUE(caches[0].layers.at(0).shared_pre_activation.is_same(kept));
   EXPECT_TRUE(torch::allclose(got_a, naive_segment_sum(model, graph, 16, a.config_features), 1e-4,
                               1e-4));
   EXPECT_TRUE(torch::allclose(got_b, naive_segment_sum(model, graph, 16, b.config_features), 1e-4,

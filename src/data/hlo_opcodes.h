@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace graphcost::io {
+namespace graphcost::data {
 
 // The TpuGraphs id of an HLO opcode name such as "convolution" (26); 0 when unknown.
 int32_t hlo_opcode_id(std::string_view opcode_name);
@@ -17,4 +17,4 @@ std::string hlo_opcode_name(int32_t opcode_id);
 // One more than the largest id in the table (the size an embedding table needs).
 int32_t hlo_opcode_count();
 
-}  // namespace graphcost::io
+}  // namespace graphcost::data

@@ -1,8 +1,8 @@
-#include "io/hlo_opcodes.h"
+#include "data/hlo_opcodes.h"
 
 #include <unordered_map>
 
-namespace graphcost::io {
+namespace graphcost::data {
 namespace {
 
 struct OpcodeEntry {
@@ -165,4 +165,4 @@ int32_t hlo_opcode_count() {
   return largest + 1;
 }
 
-}  // namespace graphcost::io
+}  // namespace graphcost::data

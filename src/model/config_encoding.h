@@ -1,0 +1,29 @@
+// How configuration values become model inputs (the encoding ranker.h describes): tile values
+// through sign(x) * log(1 + |x|); layout values in [-1, 5] one-hot over their
+// data::kLayoutValues values per column, so -1 ("default layout") is a category of its own,
+// followed by an "is configured" column of ones (the nodes that have no configuration get zeros
+// there, as everywhere else). An optional linear layer (ModelOptions::config_embedding) maps the
+// encoded values before the indicator is appended.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "data/configs.h"
+
+namespace graphcost::model {
+
+// sign(x) * log(1 + |x|), elementwise.
+torch::Tensor signed_log(const torch::Tensor& x);
+
+// Layout values in [-1, 5] [..., k] -> one-hot [..., k * kLayoutValues] (float32); -1-padded
+// node layouts (ModelOptions::minus_one_padding) share this encoding. A value outside the range
+// is an Error naming it.
+torch::Tensor one_hot_layout(const torch::Tensor& values);
+
+// A slate's configurations [S, Cc] (tile) or [S, nc, Cc] (layout, float32 values) -> the model's
+// configuration input: tile [S, Cc'], layout [S, nc, Cc' + 1]. config_linear may be empty (no
+// embedding). A layout value outside [-1, 5] is an Error naming the configuration features.
+torch::Tensor encode_configs(const torch::Tensor& configs, data::ConfigKind kind,
+                             torch::nn::Linear& config_linear);
+
+}  // namespace graphcost::model
