@@ -1,6 +1,8 @@
 #include "io/tpugraphs_npz.h"
 
 #include <filesystem>
+#include <map>
+#include <memory>
 
 #include "core/error.h"
 #include "io/npz.h"
@@ -11,18 +13,24 @@ namespace {
 
 constexpr int kAnyRank = -1;
 
-// Reads the keys of one file with shape and dtype checks that name the file and key.
+// Reads the keys of one file, or of arrays already in memory (read_tpugraphs_arrays), with shape
+// and dtype checks that name the file and key.
 class RecordReader {
  public:
-  explicit RecordReader(const std::string& path) : path_(path), npz_(path) {}
+  explicit RecordReader(const std::string& path)
+      : path_(path), npz_(std::make_unique<NpzReader>(path)) {}
+  RecordReader(const std::string& name, const std::map<std::string, NpyArray>& arrays)
+      : path_(name), arrays_(&arrays) {}
 
-  bool has(const std::string& key) const { return npz_.has(key); }
+  bool has(const std::string& key) const { return npz_ ? npz_->has(key) : arrays_->count(key) > 0; }
 
   // Reads key, requiring rank dimensions (kAnyRank: any) and, for an integer key, an integer
   // dtype. Rank and dtype come from the header, before a possibly large entry is decompressed.
   NpyArray read(const std::string& key, int rank, bool integer) const {
-    if (!npz_.has(key)) throw Error(path_, key, "missing key");
-    const NpyArray header = npz_.read_header(key);
+    if (!has(key)) throw Error(path_, key, "missing key");
+    NpyArray from_file;
+    if (npz_) from_file = npz_->read_header(key);
+    const NpyArray& header = npz_ ? from_file : arrays_->at(key);
     if (rank != kAnyRank && header.shape.size() != static_cast<size_t>(rank)) {
       throw Error(path_, key,
                   "expected " + std::to_string(rank) + " dimensions, got shape " +
@@ -33,7 +41,7 @@ class RecordReader {
                   std::string("expected an ") + (integer ? "integer" : "numeric") + " dtype, got " +
                       dtype_name(header.dtype));
     }
-    return npz_.read(key);
+    return npz_ ? npz_->read(key) : arrays_->at(key);
   }
 
   void expect_dim(const std::string& key, const NpyArray& array, size_t axis, int64_t expected,
@@ -76,7 +84,8 @@ class RecordReader {
 
  private:
   std::string path_;
-  NpzReader npz_;
+  std::unique_ptr<NpzReader> npz_;                        // a file, or
+  const std::map<std::string, NpyArray>* arrays_ = nullptr;  // arrays in memory
 };
 
 void read_graph(const RecordReader& reader, const std::string& path, data::Graph& graph) {
@@ -146,8 +155,9 @@ void read_layout(const RecordReader& reader, data::Graph& graph, data::ConfigTab
 
 }  // namespace
 
-data::GraphRecord read_tpugraphs_npz(const std::string& path) {
-  RecordReader reader(path);
+namespace {
+
+data::GraphRecord read_record(const RecordReader& reader, const std::string& path) {
   const bool tile = reader.has("config_feat");
   const bool layout = reader.has("node_config_feat");
   if (tile == layout) {
@@ -165,6 +175,17 @@ data::GraphRecord read_tpugraphs_npz(const std::string& path) {
   }
   record.graph.build_adjacency();
   return record;
+}
+
+}  // namespace
+
+data::GraphRecord read_tpugraphs_npz(const std::string& path) {
+  return read_record(RecordReader(path), path);
+}
+
+data::GraphRecord read_tpugraphs_arrays(const std::string& name,
+                                        const std::map<std::string, NpyArray>& arrays) {
+  return read_record(RecordReader(name, arrays), name);
 }
 
 namespace {

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "data/collection.h"
+#include "io/npy.h"
 
 namespace graphcost::io {
 
@@ -18,6 +20,12 @@ namespace graphcost::io {
 // endpoints must lie in [0, n). Other semantic checks are left to validation in src/data.
 // A missing key, wrong dtype or wrong shape is an Error "<path>: <key>: <problem>".
 data::GraphRecord read_tpugraphs_npz(const std::string& path);
+
+// The same from arrays already in memory, keyed as in the file (the Python module's graphs built
+// from numpy arrays): the same checks and the same messages, "<name>: <key>: <problem>". The
+// graph is named after name's stem, as a file is.
+data::GraphRecord read_tpugraphs_arrays(const std::string& name,
+                                        const std::map<std::string, NpyArray>& arrays);
 
 // Integer runtime columns as the dataset stores them.
 struct RuntimeColumns {

@@ -156,7 +156,8 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 }
 
 TrainResult train(const TrainOptions& requested, const data::Collection& train_set,
-                  const data::Collection* valid_set, const std::string& run_dir, bool resume) {
+                  const data::Collection* valid_set, const std::string& run_dir, bool resume,
+                  const IterationObserver& observer) {
   namespace fs = std::filesystem;
   const std::string checkpoint_path = (fs::path(run_dir) / "checkpoint.pt").string();
   const std::string metrics_path = (fs::path(run_dir) / "metrics.jsonl").string();
@@ -292,6 +293,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     const bool validate_now =
         validating &&
         (last || (options.validate_every > 0 && iteration % options.validate_every == 0));
+    nlohmann::json logged;  // this iteration's metrics line, for the observer
     if (iteration % log_every == 0 || last || validate_now) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - interval_start).count();
@@ -326,6 +328,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
         }
       }
       append_line(metrics_path, line);
+      if (observer) logged = line;
       interval_loss = 0;
       interval_iterations = 0;
       interval_configs = 0;
@@ -342,6 +345,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     std::snprintf(extra, sizeof extra, "loss %.4g, data wait %.0f%%", shown_loss,
                   100 * last_wait_fraction);
     progress.update(iteration, extra);
+    if (observer) observer(iteration, logged);
   }
   checkpoint(iteration);
   result.iterations = iteration;

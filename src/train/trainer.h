@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -55,7 +56,12 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 // Trains on train_set, validating on valid_set (may be null), writing into run_dir (created
 // when missing). resume: continue from run_dir/checkpoint.pt with its stored options; only
 // iterations and threads are taken from options (so a finished run can be extended).
+// observer, when given, is called on the training thread after every iteration with the
+// iterations done so far and the metrics.jsonl line that iteration wrote (null when none): the
+// Python module's progress callback. It may call request_stop() to stop with a checkpoint.
+using IterationObserver = std::function<void(int64_t iteration, const nlohmann::json& logged)>;
 TrainResult train(const TrainOptions& options, const data::Collection& train_set,
-                  const data::Collection* valid_set, const std::string& run_dir, bool resume);
+                  const data::Collection* valid_set, const std::string& run_dir, bool resume,
+                  const IterationObserver& observer = nullptr);
 
 }  // namespace graphcost::train
