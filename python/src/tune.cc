@@ -1,6 +1,7 @@
 // A search over a space given from Python (graphcost.kernel_tuner builds it from Kernel Tuner's
 // Searchspace) with graphcost's strategies (src/tune), measuring through a Python callable: the
 // campaign loop is tune::run_campaign's, the measurements are the caller's.
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <pybind11/functional.h>
