@@ -12,16 +12,20 @@ deps:
 configure: deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 
+# `build` (and so `demo`) compiles only the program; `test` and `bench` add their own programs.
 build: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost
 
 test: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost_tests graphcost_torch_tests \
+		graphcost_dist_tests graphcost_serve_tests
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
 	./scripts/demo.sh $(BUILD_DIR)/graphcost $(OUT)
 
 bench: build
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost_benches
 	./scripts/bench.sh $(BUILD_DIR)
 
 clean:

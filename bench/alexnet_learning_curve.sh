@@ -13,12 +13,13 @@
 # environment: FAMILIES (default "xgboost gnn"; also "ridge"), SHARES (default "5 10 20 30 60":
 # percentages of all configurations, each at most 60), THREADS (default 2)
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:?usage: alexnet_learning_curve.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
 here="$(cd "$(dirname "$0")" && pwd)"
 source_npz="$here/../../shared/data/tpugraphs/alexnet_layout_reduced.npz"
 py=/usr/bin/python3
-[ -f "$source_npz" ] || { echo "skip: $source_npz not present"; exit 0; }
+[ -f "$source_npz" ] || { bench_skip alexnet_learning_curve "$source_npz not present"; exit 0; }
 threads=${THREADS:-2}
 collection=layout:xla:default
 name=alexnet_layout_reduced
@@ -56,7 +57,7 @@ for percent in ${SHARES:-5 10 20 30 60}; do
     start=$(date +%s)
     if [ "$family" = ridge ]; then
       taus=$(ridge_taus "$data/train/$name.npz" "$work/pool/valid/$name.npz")
-      case "$taus" in skip:*) echo "ridge: $taus"; continue ;; esac
+      case "$taus" in skip:*) bench_skip "alexnet_learning_curve_ridge_$percent" "${taus#skip: }"; continue ;; esac
       read -r test_tau train_tau <<< "$taus"
       seconds=$(( $(date +%s) - start ))
     else

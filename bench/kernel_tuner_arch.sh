@@ -6,12 +6,13 @@
 # `figure: name: value unit` lines with their means over folds.
 # usage: bench/kernel_tuner_arch.sh GRAPHCOST_BINARY [ITERATIONS] [KERNEL] [WORK_DIR]
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:?usage: kernel_tuner_arch.sh GRAPHCOST_BINARY [ITERATIONS] [KERNEL] [WORK_DIR]}
 iterations=${2:-300}
 kernel=${3:-convolution}
 work=${4:-$(mktemp -d)}
 data="$(dirname "$0")/../../shared/data/kernel_tuner/$kernel"
-[ -d "$data" ] || { echo "skip: $data not present"; exit 0; }
+[ -d "$data" ] || { bench_skip kernel_tuner_arch "$data not present"; exit 0; }
 variants=("sage|" "mlp|--arch mlp --hidden 64 64" "mlp_pairwise|--arch mlp --hidden 64 64 --head pairwise"
           "mlp_attention|--arch mlp --hidden 64 64 --attention")
 mean() { printf '%s\n' "$@" | awk '{s += $1; n++} END {printf "%.4f", s / n}'; }

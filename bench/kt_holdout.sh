@@ -9,21 +9,22 @@
 # usage: bench/kt_holdout.sh GRAPHCOST_BINARY [ITERATIONS] [WORK_DIR]
 # environment: XGB_ROUNDS (default 200), THREADS (default 1: the figures do not depend on it)
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:?usage: kt_holdout.sh GRAPHCOST_BINARY [ITERATIONS] [WORK_DIR]}
 iterations=${2:-300}
 work=${3:-$(mktemp -d)}
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$here/../../shared/data/kernel_tuner"
 py=/usr/bin/python3
-[ -d "$root" ] || { echo "skip: $root not present"; exit 0; }
+[ -d "$root" ] || { bench_skip kt_holdout "$root not present"; exit 0; }
 mkdir -p "$work"
 results="$work/results.tsv"
 : > "$results"
 
 train_help=$("$bin" train --help 2>&1)
 neural=(default)
-if grep -q -- "--arch" <<< "$train_help"; then neural+=(mlp); else echo "skip: mlp (this build's train has no --arch)"; fi
-if grep -q -- "--head" <<< "$train_help"; then neural+=(pairwise); else echo "skip: pairwise (this build's train has no --head)"; fi
+if grep -q -- "--arch" <<< "$train_help"; then neural+=(mlp); else bench_skip kt_holdout_mlp "this build's train has no --arch"; fi
+if grep -q -- "--head" <<< "$train_help"; then neural+=(pairwise); else bench_skip kt_holdout_pairwise "this build's train has no --head"; fi
 
 # graph name -> the metrics of that graph in an `eval --json` answer, as "tau top1 top5".
 graph_metrics() {
@@ -47,7 +48,7 @@ for kernel_dir in "$root"/*/; do
     device=$(basename "$held" .json.gz)
     name=""
     for n in "${names[@]}"; do [[ "$n" == *"_$device"* ]] && name=$n; done
-    [ -n "$name" ] || { echo "skip: no graph named after $device in $kernel_dir"; continue; }
+    [ -n "$name" ] || { bench_skip "kt_holdout_${kernel}_$device" "no graph named after $device in $kernel_dir"; continue; }
     fold="$work/$kernel/$device"
     rm -rf "$fold"  # train and xgb train refuse to write over an earlier run
     mkdir -p "$fold"

@@ -12,6 +12,7 @@
 # groups with a few assignments each as in real random-search files; data/synth/generator.h);
 # REFERENCE_MALLOC (tcmalloc, the default where installed, or glibc; see below).
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:-build/graphcost}
 work=${2:-$(mktemp -d)}
 nodes=${NODES:-6000} fraction=${FRACTION:-0.1} graphs=${GRAPHS:-4} configs=${CONFIGS:-200}
@@ -20,7 +21,7 @@ threads=${THREADS:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 python=/usr/bin/python3
 if ! "$python" -c "import torch, numpy" 2> /dev/null; then
-  echo "reference_compare: skipped: $python cannot import torch and numpy (Debian: python3-torch python3-numpy)"
+  bench_skip reference_compare "$python cannot import torch and numpy (Debian: python3-torch python3-numpy)"
   exit 0
 fi
 [ -x "$bin" ] || { echo "reference_compare: error: no graphcost binary at $bin" >&2; exit 1; }
@@ -131,5 +132,5 @@ if grep -q -- --prune <<< "$train_help"; then
   echo "figure: graphcost_prune1_over_reference: $(ratio "$rate" "$reference_rate") x"
   echo "figure: graphcost_prune1_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
 else
-  echo "== graphcost train --prune 1: skipped (this graphcost has no --prune option)"
+  bench_skip graphcost_prune1_train_configs_per_s "this graphcost has no --prune option"
 fi

@@ -4,11 +4,12 @@
 # default configuration. Prints `figure: name: value unit` lines.
 # usage: bench/tile_leave_one_out.sh GRAPHCOST_BINARY [ITERATIONS] [WORK_DIR]
 set -euo pipefail
+. "$(dirname "$0")/skip.sh"
 bin=${1:?usage: tile_leave_one_out.sh GRAPHCOST_BINARY [ITERATIONS] [WORK_DIR]}
 iterations=${2:-200}
 work=${3:-$(mktemp -d)}
 records="$(dirname "$0")/../../shared/data/tpugraphs/op_tuning_data.pb"
-[ -f "$records" ] || { echo "skip: $records not present"; exit 0; }
+[ -f "$records" ] || { bench_skip tile_leave_one_out "$records not present"; exit 0; }
 mkdir -p "$work/kernels"
 "$bin" ingest "$records" --out "$work/kernels" > /dev/null
 model_top1=() model_top5=() default_top1=() default_top5=()

@@ -3,9 +3,15 @@
 set -euo pipefail
 packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev protobuf-compiler libzip-dev
           zlib1g-dev libcli11-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libmetis-dev libxgboost-dev
-          libgoogle-perftools-dev
-          # The Python module (python/) and its tests; matplotlib for examples/python_train_plot.py.
-          python3-dev python3-numpy python3-pytest pybind11-dev python3-matplotlib)
+          libgoogle-perftools-dev libboost-dev)
+# ccache: CMake uses it when installed, so a rebuild recompiles only what changed.
+packages+=(ccache)
+# Across machines (src/dist): the Gloo headers that LibTorch's c10d headers include.
+packages+=(libgloo-dev)
+# graphcost serve: HTTP (cpp-httplib), token digests (OpenSSL).
+packages+=(libcpp-httplib-dev libssl-dev)
+# The Python module (python/) and its tests; matplotlib for examples/python_train_plot.py.
+packages+=(python3-dev python3-numpy python3-pytest pybind11-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

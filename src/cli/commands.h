@@ -66,5 +66,6 @@ void add_train_command(CLI::App& app);
 void add_sweep_command(CLI::App& app);
 void add_xgb_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_serve_command(CLI::App& app);  // serve.cc
 
 }  // namespace graphcost::cli

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/distributed.h"
 #include "cli/scoring.h"
 #include "core/error.h"
 #include "model/threads.h"
@@ -28,7 +29,20 @@ struct EvalOptions {
   int threads = 0;
   int prune_hops = kRunPruning;
   bool json = false;
+  dist::LaunchOptions launch;
 };
+
+// What every rank of a distributed eval must agree on (not paths or threads: the runs and the
+// data are compared by their contents).
+std::string shared_options(const EvalOptions& o) {
+  return nlohmann::json{{"ensemble", o.ensemble},
+                        {"mc_samples", o.mc_samples}, {"baseline", o.baseline},
+                        {"collection", o.collection}, {"split", o.split},
+                        {"max_configs", o.max_configs}, {"slate_size", o.slate_size},
+                        {"tta", o.tta},               {"anchors", o.anchors},
+                        {"seed", o.seed},             {"prune", o.prune_hops}}
+      .dump();
+}
 
 // Mean MC-dropout standard deviation over every scored configuration of every graph.
 double mean_spread(const std::vector<std::vector<double>>& spreads) {
@@ -42,6 +56,7 @@ double mean_spread(const std::vector<std::vector<double>>& spreads) {
 }
 
 void run_eval(const EvalOptions& o) {
+  const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   model::set_threads(o.threads);
   if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
   std::vector<Run> runs;
@@ -67,11 +82,14 @@ void run_eval(const EvalOptions& o) {
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);
   auto c = data::open_collection(o.data, id, o.split, load);
+  if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
+  scorer.group = group.get();
   std::vector<std::vector<double>> spreads;
   std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs, &spreads);
   for (const auto& s : scores) {
     if (s.measured.empty()) throw Error(o.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }
+  if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::MetricTable table = eval::evaluate(id.kind, scores);
   for (const auto& s : scores) {
     const std::string warning = eval::tied_scores_warning(s);
@@ -121,6 +139,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
+  add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_eval(*o); });
 }
 

@@ -20,6 +20,7 @@ struct IngestOptions {
   std::string out;
   std::string features = "standard";  // standard (140 columns) or extended (176)
   bool no_compress = false;           // store the .npy members instead of DEFLATE
+  bool strict = false;                // refuse unknown opcodes instead of warning
 };
 
 // Module names like "fusion.232" are fine as file names; anything else is replaced so a name
@@ -37,7 +38,9 @@ std::string file_stem_for(const std::string& name) {
 
 void run_ingest(const IngestOptions& options) {
   const io::FeatureSet features = io::parse_feature_set(options.features);
-  const io::TuningFile file = io::read_tuning_file(options.input, features);
+  const io::TuningFile file = io::read_tuning_file(
+      options.input, features,
+      options.strict ? io::UnknownOpcodes::Refuse : io::UnknownOpcodes::Warn);
   namespace fs = std::filesystem;
   std::error_code error;
   fs::create_directories(options.out, error);
@@ -85,6 +88,9 @@ void add_ingest_command(CLI::App& app) {
       ->check(CLI::IsMember({"standard", "extended"}));
   cmd->add_flag("--no-compress", options->no_compress,
                 "store the arrays uncompressed (default: DEFLATE)");
+  cmd->add_flag("--strict", options->strict,
+                "refuse an instruction whose opcode the dataset does not know (default: give it "
+                "opcode id 0 and warn once per file)");
   cmd->callback([options] { run_ingest(*options); });
 }
 

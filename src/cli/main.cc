@@ -74,6 +74,7 @@ int main(int argc, char** argv) {
   graphcost::cli::add_noise_command(app);
   graphcost::cli::add_report_command(app);
   graphcost::cli::add_tune_command(app);
+  graphcost::cli::add_serve_command(app);
   // A bad command line is one error line, as every other error is.
   app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
     const std::string path = command_path(failed);

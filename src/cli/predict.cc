@@ -1,9 +1,12 @@
 // graphcost predict: rank every configuration of a split and write a Kaggle submission file;
 // graphcost submit: merge the five collections' files into one.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/distributed.h"
 #include "cli/scoring.h"
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "eval/report.h"
 #include "eval/submission.h"
@@ -22,14 +25,28 @@ struct PredictOptions {
   std::string collection;
   std::string split = "test";
   std::string out;
+  std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int64_t slate_size = 256;
   int64_t tta = 0;
   int64_t anchors = kAutoAnchors;
   int threads = 0;
   int prune_hops = kRunPruning;
+  dist::LaunchOptions launch;
 };
 
+// What every rank of a distributed predict must agree on (not paths or threads: the runs and
+// the data are compared by their contents).
+std::string shared_options(const PredictOptions& o) {
+  return nlohmann::json{{"ensemble", o.ensemble},
+                        {"mc_samples", o.mc_samples}, {"seed", o.seed},
+                        {"collection", o.collection}, {"split", o.split},
+                        {"slate_size", o.slate_size}, {"tta", o.tta},
+                        {"anchors", o.anchors},       {"prune", o.prune_hops}}
+      .dump();
+}
+
 void run_predict(const PredictOptions& o) {
+  const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   model::set_threads(o.threads);
   std::string trained_on;
   std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
@@ -41,7 +58,9 @@ void run_predict(const PredictOptions& o) {
   load.merge_duplicates = false;  // indices must be the file's own
   apply_run_pruning(runs, o.run_dirs, o.prune_hops, load);  // pruning keeps every configuration
   auto c = data::open_collection(o.data, id, o.split, load);
+  if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
   Scorer scorer;
+  scorer.group = group.get();
   for (Run& run : runs) scorer.runs.push_back(&run);
   scorer.ensemble = o.ensemble;
   scorer.mc_samples = o.mc_samples;
@@ -51,7 +70,14 @@ void run_predict(const PredictOptions& o) {
   scorer.anchors = o.anchors;
   std::vector<eval::SubmissionEntry> entries;
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
+  if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::write_submission(o.out, id, entries);
+  if (!o.scores_out.empty()) {
+    // nlohmann writes each double with the digits that read back to the same bits.
+    nlohmann::json scores = nlohmann::json::object();
+    for (const auto& entry : entries) scores[entry.stem] = entry.predicted;
+    write_file_atomically(o.scores_out, scores.dump() + "\n");
+  }
   std::printf("wrote %s: %zu graphs of %s %s\n", o.out.c_str(), entries.size(), id.str().c_str(),
               o.split.c_str());
 }
@@ -79,12 +105,15 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--collection", o->collection, "collection id (default: the run's)");
   cmd->add_option("--split", o->split, "split to rank")->capture_default_str();
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
+  cmd->add_option("--scores", o->scores_out,
+                  "also write every graph's scores (lower = faster) as JSON {graph: [score, ...]}");
   cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
       ->check(at_least(1))
       ->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (0 = all cores)")->capture_default_str();
   cmd->add_option("--prune", o->prune_hops,
                   "prune to K hops around configurable nodes (default: as the run trained; -1: none)");
+  add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });
 }
 

@@ -20,6 +20,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "dist/group.h"
 #include "sweep/results.h"
 #include "sweep/spec.h"
 #include "train/trainer.h"
@@ -39,7 +40,38 @@ struct SweepCommand {
   int64_t jobs = 1;
   int threads = 0;
   bool dry_run = false;
+  std::string baseline;  // combination id or name the others are compared with, by seed
+  std::string shard;  // "I/N": train only the runs i with i % N == I
 };
+
+// Which share of the runs this process trains: --shard I/N, else a launcher's rank and world
+// size (torchrun, srun), else all of them. The shares need no other coordination: each run has
+// its own folder, and a sweep run once more over the merged folders tabulates them all.
+std::pair<int64_t, int64_t> sweep_shard(const std::string& flag) {
+  if (flag.empty()) {
+    const auto env = dist::launcher_environment();
+    const bool torchrun = env.count("WORLD_SIZE") > 0;
+    const char* size = torchrun ? "WORLD_SIZE" : "SLURM_NTASKS";
+    const char* rank = torchrun ? "RANK" : "SLURM_PROCID";
+    if (env.count(size) == 0 || env.count(rank) == 0) return {0, 1};
+    return sweep_shard(env.at(rank) + "/" + env.at(size));
+  }
+  const size_t slash = flag.find('/');
+  int64_t index = -1, count = 0;
+  try {
+    size_t used_index = 0, used_count = 0;
+    if (slash != std::string::npos) {
+      index = std::stoll(flag.substr(0, slash), &used_index);
+      count = std::stoll(flag.substr(slash + 1), &used_count);
+    }
+    if (used_index != slash || used_count != flag.size() - slash - 1) count = 0;
+  } catch (const std::exception&) {
+    count = 0;
+  }
+  check_data(count >= 1 && index >= 0 && index < count, "sweep", "--shard",
+             "expected I/N with 0 <= I < N, got '" + flag + "'");
+  return {index, count};
+}
 
 // One (combination, seed) pair and where its files live.
 struct PlannedRun {
@@ -124,6 +156,8 @@ pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
     // a checkpoint, and the next sweep resumes it.
     prctl(PR_SET_PDEATHSIG, SIGINT);
     if (getppid() != parent) _exit(130);
+    // A sweep's share runs alone: its runs must not try to join the launcher's process group.
+    setenv("WORLD_SIZE", "1", 1);
     std::FILE* out = std::freopen(log.c_str(), "a", stdout);
     if (out == nullptr || dup2(fileno(stdout), STDERR_FILENO) < 0) _exit(127);
     execv(binary.c_str(), argv.data());
@@ -160,6 +194,8 @@ void run(const SweepCommand& c) {
       throw Error(c.grid, combination.id + " (" + combination.name + ")", e.what());
     }
   }
+  // An unknown --baseline is an error now, not after every run has trained.
+  sweep::summarise(combinations, {}, c.baseline);
   if (c.dry_run) {
     for (const auto& combination : combinations)
       std::printf("%s  %s\n", combination.id.c_str(), combination.name.c_str());
@@ -197,12 +233,20 @@ void run(const SweepCommand& c) {
       runs.push_back(r);
     }
   }
+  const auto [shard, shards] = sweep_shard(c.shard);
   std::vector<size_t> pending;
+  size_t share = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
+    if (static_cast<int64_t>(i) % shards != shard) continue;
+    ++share;
     if (!read_status(runs[i]).done) pending.push_back(i);
   }
-  std::fprintf(stderr, "sweep: %zu combinations x %zu seeds, %zu runs to go (%zu done)\n",
-               combinations.size(), seeds.size(), pending.size(), runs.size() - pending.size());
+  std::fprintf(stderr, "sweep: %zu combinations x %zu seeds, %zu runs to go (%zu done)%s\n",
+               combinations.size(), seeds.size(), pending.size(), share - pending.size(),
+               shards > 1 ? (" in share " + std::to_string(shard) + "/" + std::to_string(shards) +
+                             " of " + std::to_string(runs.size()) + " runs")
+                                .c_str()
+                          : "");
 
   const int cores = c.threads > 0 ? c.threads
                                   : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -262,7 +306,7 @@ void run(const SweepCommand& c) {
 
   std::vector<sweep::RunResult> results;
   for (const PlannedRun& r : runs) results.push_back(read_status(r));
-  const sweep::Summary summary = sweep::summarise(combinations, results);
+  const sweep::Summary summary = sweep::summarise(combinations, results, c.baseline);
   const std::string markdown = sweep::to_markdown(summary);
   write_file_atomically((out / "results.md").string(), markdown);
   write_file_atomically((out / "results.csv").string(), sweep::to_csv(summary));
@@ -300,6 +344,13 @@ void add_sweep_command(CLI::App& app) {
   cmd->add_option("--threads", options->threads, "Threads shared by the jobs (0 = all cores)")
       ->capture_default_str();
   cmd->add_flag("--dry-run", options->dry_run, "List the combinations and stop");
+  cmd->add_option("--baseline", options->baseline,
+                  "Combination (id or name) the others are compared with: the tables get, per "
+                  "metric, the difference paired by seed with its 95% t interval");
+  cmd->add_option("--shard", options->shard,
+                  "I/N: train only runs I, I+N, I+2N, ... of the plan (default under torchrun or "
+                  "srun: RANK/WORLD_SIZE); run the sweep once more over the merged folder for "
+                  "the full tables");
   cmd->callback([options] {
     check_data(options->dry_run || !options->out.empty(), "sweep", "--out", "is required");
     run(*options);

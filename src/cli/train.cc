@@ -1,11 +1,13 @@
 // graphcost train: trains a ranker on one collection and writes a run directory.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <type_traits>
 
 #include "cli/commands.h"
+#include "cli/distributed.h"
 #include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -29,6 +31,15 @@ class OptionBinder {
     auto value = std::make_shared<T>(train::TrainOptions{}.*field);
     CLI::Option* option = command_->add_option(flag, *value, help)->capture_default_str();
     if constexpr (std::is_same_v<T, int64_t>) option->check(signed_64());
+    appliers_.push_back([option, value, field](train::TrainOptions& o) {
+      if (option->count() > 0) o.*field = *value;
+    });
+  }
+
+  // A bool flag of TrainOptions: `--skip-invalid` turns it on.
+  void bind_flag(const std::string& flag, bool train::TrainOptions::*field, const std::string& help) {
+    auto value = std::make_shared<bool>(train::TrainOptions{}.*field);
+    CLI::Option* option = command_->add_flag(flag, *value, help);
     appliers_.push_back([option, value, field](train::TrainOptions& o) {
       if (option->count() > 0) o.*field = *value;
     });
@@ -83,20 +94,31 @@ struct TrainCommand {
   std::string config;
   bool resume = false;
   bool overwrite = false;
-  bool skip_invalid = false;
-  std::vector<std::string> exclude;
   std::unique_ptr<OptionBinder> binder;
   const CLI::Option* collection_option = nullptr;
+  dist::LaunchOptions launch;
 };
 
 void run(const TrainCommand& command) {
+  // Joined first, so that a bad launch fails before any data is read.
+  const std::unique_ptr<dist::Group> group = dist::join(command.launch);
+  const bool leader = group == nullptr || group->leader();
   train::TrainOptions options;
   bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";
-  if (command.resume) {
+  // torchrun --max_restarts starts the same command again after a rank failed
+  // (TORCHELASTIC_RESTART_COUNT > 0): it resumes from the last checkpoint.
+  const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
+  const bool restarted = restarts != nullptr && std::atoi(restarts) > 0 &&
+                         std::filesystem::exists(checkpoint) && !command.overwrite;
+  if (restarted && leader)
+    std::fprintf(stderr, "train: restart %s by the launcher: resuming %s\n", restarts,
+                 checkpoint.c_str());
+  const bool resume = command.resume || restarted;
+  if (resume) {
     // A resumed run keeps its stored options; explicit --iterations and --threads still apply,
     // so a finished run can be extended, and --data/--valid-data may say where its data now is.
-    check_data(command.config.empty(), "train", "--config",
+    check_data(command.config.empty() || restarted, "train", "--config",
                "not with --resume (the run keeps its stored options)");
     check_data(!command.overwrite, "train", "--overwrite", "not with --resume");
     check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
@@ -131,7 +153,8 @@ void run(const TrainCommand& command) {
   command.binder->apply(options);
   check_data(!options.data.empty(), "train", "--data",
              "no dataset path given (--data or \"data\" in --config)");
-  if (!command.resume) check_new_run_folder(command.out, command.overwrite, true);
+  // Rank 0 alone owns the run folder (the others may share its storage).
+  if (!resume && leader) check_new_run_folder(command.out, command.overwrite, true);
   try {
     train::check_train_options(options);
   } catch (const Error& e) {
@@ -139,13 +162,13 @@ void run(const TrainCommand& command) {
     throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
   }
   // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
-  if (!command.resume && !collection_in_config && command.collection_option->count() == 0) {
+  if (!resume && !collection_in_config && command.collection_option->count() == 0) {
     if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
   }
   const data::CollectionId id = data::CollectionId::parse(options.collection);
   data::LoadOptions load;
-  load.skip_invalid = command.skip_invalid;
-  load.exclude = command.exclude;
+  load.skip_invalid = options.skip_invalid;
+  load.exclude = options.exclude;
   load.prune_hops = options.prune_hops;
   load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
   std::unique_ptr<data::Collection> train_set =
@@ -154,14 +177,20 @@ void run(const TrainCommand& command) {
   if (!options.valid_split.empty())
     valid_set = data::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
                                       id, options.valid_split, load);
-  std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
-               id.str().c_str(), static_cast<long long>(train_set->size()),
-               static_cast<long long>(valid_set ? valid_set->size() : 0));
-  if (command.overwrite) remove_run_files(command.out);
+  if (leader)
+    std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
+                 id.str().c_str(), static_cast<long long>(train_set->size()),
+                 static_cast<long long>(valid_set ? valid_set->size() : 0));
+  if (command.overwrite && leader) remove_run_files(command.out);
   train::clear_stop_request();
   train::install_interrupt_handler();
   const train::TrainResult result =
-      train::train(options, *train_set, valid_set.get(), command.out, command.resume);
+      train::train(options, *train_set, valid_set.get(), command.out, resume, group.get());
+  if (!leader) return;
+  if (group)
+    std::fprintf(stderr, "train: %d processes; allreduce %.3f ms and %lld bytes per step\n",
+                 group->size(), 1e3 * result.allreduce_seconds_per_step,
+                 static_cast<long long>(result.allreduce_bytes_per_step));
   if (result.interrupted) {
     std::fprintf(stderr,
                  "train: stopped at iteration %lld; checkpoint in %s/checkpoint.pt (continue with "
@@ -196,9 +225,8 @@ void add_train_command(CLI::App& app) {
       "--threads, --share-rows, --data and --valid-data may be given otherwise)");
   sub->add_flag("--overwrite", command->overwrite,
                 "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
-  sub->add_flag("--skip-invalid", command->skip_invalid,
-                "Warn and skip files that fail validation");
-  sub->add_option("--exclude", command->exclude, "Graph names (file stems) to leave out");
+  b.bind_flag("--skip-invalid", &O::skip_invalid, "Warn and skip files that fail validation");
+  b.bind("--exclude", &O::exclude, "Graph names (file stems) to leave out");
   b.bind("--data", &O::data, "Dataset root, collection folder, .npz file or pack");
   b.bind("--collection", &O::collection,
          "Collection id: tile:xla or layout:{xla,nlp}:{default,random} (default: the one a "
@@ -274,6 +302,7 @@ void add_train_command(CLI::App& app) {
   b.bind_model("--attention-temperature", &M::attention_temperature,
                "Initial temperature of the attention");
   b.bind_model("--graph-norm", &M::graph_norm, "GraphNorm after every SAGE layer (dense forward)");
+  add_distributed_options(sub, command->launch);
   sub->callback([command] { run(*command); });
 }
 

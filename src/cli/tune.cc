@@ -14,6 +14,7 @@
 #include "tune/genetic_search.h"
 #include "tune/measure_command.h"
 #include "tune/model_guided_search.h"
+#include "tune/strategies.h"
 #include "tune/tune_report.h"
 
 namespace graphcost::cli {
@@ -34,22 +35,46 @@ struct TuneCommand {
   std::string out;
   bool json = false;
   int threads = 0;
+  int64_t initial = -1;  // < 0: the strategy's default
+  std::string pretrained;
+  std::string devices;
   tune::GeneticOptions genetic;
-  tune::ModelGuidedOptions model;
+  tune::ModelGuidedOptions model;  // "neural"
+  tune::BayesianOptions bayesian;  // "bo" and "model"
 };
 
-const std::vector<std::string> kStrategies = {"random", "genetic", "model"};
+bool is_bayesian(const std::string& strategy) { return strategy == "bo" || strategy == "model"; }
 
-std::unique_ptr<tune::Strategy> make_strategy(const TuneCommand& c, const data::Collection& records,
-                                              int64_t target) {
-  if (c.strategy == "random") return std::make_unique<tune::RandomStrategy>();
-  if (c.strategy == "genetic") return std::make_unique<tune::GeneticStrategy>(c.genetic);
-  if (c.strategy == "model")
+std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collection& records,
+                                              int64_t target, const tune::SearchSpace& space) {
+  if (c.strategy == "neural") {
+    if (c.initial >= 0) c.model.initial = c.initial;
+    c.model.pretrained = c.pretrained;
     return std::make_unique<tune::ModelGuidedStrategy>(c.model, records.graph(target),
                                                        records.configs(target));
-  std::string valid;
-  for (const std::string& s : kStrategies) valid += (valid.empty() ? "" : ", ") + s;
-  throw Error("tune", "--strategy", "unknown strategy '" + c.strategy + "' (valid: " + valid + ")");
+  }
+  tune::StrategyOptions options;
+  options.genetic = c.genetic;
+  options.bayesian = c.bayesian;
+  if (c.initial >= 0) options.bayesian.initial = c.initial;
+  options.bayesian.ensemble.trees.threads = c.threads;
+  if (is_bayesian(c.strategy) && !c.pretrained.empty()) {
+    // Transfer: the other devices' records of the kernel (never the target itself) and the
+    // devices' properties train a prior for the target.
+    tune::DeviceTable table = tune::DeviceTable::builtin();
+    if (!c.devices.empty()) table.extend_from_file(c.devices);
+    const std::vector<tune::PriorSpace> sources =
+        tune::load_prior_spaces(c.pretrained, c.split, space.name, table);
+    const tune::DeviceProperties* device = table.find(space.name);
+    if (device == nullptr) {
+      std::fprintf(stderr,
+                   "graphcost: warning: no device in the table matches '%s'; its properties are "
+                   "unknown to the prior (add it with --devices FILE)\n",
+                   space.name.c_str());
+    }
+    options.prior = tune::fit_transfer_prior(sources, space, device, options.bayesian.ensemble.trees);
+  }
+  return tune::make_strategy(c.strategy, options, {"neural"});
 }
 
 nlohmann::json settings_json(const TuneCommand& c) {
@@ -61,8 +86,21 @@ nlohmann::json settings_json(const TuneCommand& c) {
     j["population"] = c.genetic.population;
     j["tournament"] = c.genetic.tournament;
     j["mutation"] = c.genetic.mutation;
-  } else if (c.strategy == "model") {
-    j["initial"] = c.model.initial;
+  } else if (is_bayesian(c.strategy)) {
+    const tune::BayesianOptions& b = c.bayesian;
+    j["initial"] = c.initial >= 0 ? c.initial : b.initial;
+    j["members"] = b.ensemble.members;
+    j["rounds"] = b.ensemble.trees.rounds;
+    j["max_depth"] = b.ensemble.trees.max_depth;
+    j["calibrate"] = b.ensemble.calibrate;
+    j["parents"] = b.parents;
+    j["crossovers"] = b.crossovers;
+    j["random_candidates"] = b.random_candidates;
+    j["explore"] = b.explore;
+    j["pretrained"] = c.pretrained;
+    j["devices"] = c.devices;
+  } else if (c.strategy == "neural") {
+    j["initial"] = c.initial >= 0 ? c.initial : c.model.initial;
     j["hidden"] = c.model.hidden;
     j["dropout"] = c.model.dropout;
     j["train_steps"] = c.model.train_steps;
@@ -70,7 +108,7 @@ nlohmann::json settings_json(const TuneCommand& c) {
     j["slate_size"] = c.model.slate_size;
     j["mc_samples"] = c.model.mc_samples;
     j["kappa"] = c.model.kappa;
-    j["pretrained"] = c.model.pretrained;
+    j["pretrained"] = c.pretrained;
   }
   return j;
 }
@@ -89,12 +127,14 @@ void print_summary(const nlohmann::json& report) {
   for (const char* key : {"reach_1pct", "reach_5pct", "reach_10pct"}) {
     if (!report.contains(std::string(key) + "_seeds")) continue;
     const long long reached = report[std::string(key) + "_seeds"].get<long long>();
-    if (report[key].is_number()) {
-      std::printf("  %-12s %8.1f measurements (%lld/%lld seeds)\n", key, report[key].get<double>(),
-                  reached, s["seeds"].get<long long>());
-    } else {
-      std::printf("  %-12s %8s (0/%lld seeds)\n", key, "-", s["seeds"].get<long long>());
-    }
+    const nlohmann::json& all = report[std::string(key) + "_mean_with_misses"];
+    const nlohmann::json& median = report[std::string(key) + "_median_with_misses"];
+    std::printf("  %-12s %8s measurements over the %lld/%lld seeds that got there; over all, a "
+                "miss as budget + 1: mean %s, median %s\n",
+                key, report[key].is_number() ? std::to_string(report[key].get<double>()).c_str() : "-",
+                reached, s["seeds"].get<long long>(),
+                all.is_number() ? std::to_string(all.get<double>()).c_str() : "-",
+                median.is_number() ? std::to_string(median.get<double>()).c_str() : "-");
   }
 }
 
@@ -107,7 +147,7 @@ void run(const TuneCommand& c) {
   const data::Collection& collection = *records.collection;
   const tune::SearchSpace space = tune::make_search_space(
       collection.graph(records.target).name, collection.configs(records.target), records.layout);
-  std::unique_ptr<tune::Strategy> strategy = make_strategy(c, collection, records.target);
+  std::unique_ptr<tune::Strategy> strategy = make_strategy(c, collection, records.target, space);
   std::unique_ptr<tune::Measurer> measurer;
   if (c.measure.empty()) {
     measurer = std::make_unique<tune::RecordedMeasurer>(space);
@@ -162,7 +202,10 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--device", c->device,
                   "Pick the target graph whose name contains this (e.g. A100)");
   sub->add_option("--budget", c->budget, "Measurements per campaign")->capture_default_str();
-  sub->add_option("--strategy", c->strategy, "random, genetic or model")->capture_default_str();
+  sub->add_option("--strategy", c->strategy,
+                  "random, genetic, bo (Bayesian optimisation on bagged XGBoost), model (= bo) or "
+                  "neural (a neural ranker with MC dropout)")
+      ->capture_default_str();
   sub->add_option("--seeds", c->seeds, "Campaigns, with seeds --seed, --seed + 1, ...")
       ->capture_default_str();
   sub->add_option("--seed", c->seed, "First seed")
@@ -174,7 +217,7 @@ void add_tune_command(CLI::App& app) {
                   "time is the last number on stdout");
   sub->add_option("--out", c->out, "Folder for tune.json and curve.svg");
   sub->add_flag("--json", c->json, "Print one JSON object on stdout");
-  sub->add_option("--threads", c->threads, "threads of the model strategy (0 = all cores)")
+  sub->add_option("--threads", c->threads, "threads of the bo and neural strategies (0 = all cores)")
       ->capture_default_str();
   sub->add_option("--population", c->genetic.population, "genetic: population size")
       ->capture_default_str();
@@ -183,24 +226,44 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--mutation", c->genetic.mutation,
                   "genetic: per-parameter mutation probability (< 0: 1 / parameters)")
       ->capture_default_str();
-  sub->add_option("--initial", c->model.initial, "model: random measurements before the first model")
+  sub->add_option("--initial", c->initial,
+                  "bo, neural: measurements before the first model (< 0: 20 for bo, 30 for neural)")
       ->capture_default_str();
-  sub->add_option("--hidden", c->model.hidden, "model: layer widths of a fresh model")
+  sub->add_option("--pretrained", c->pretrained,
+                  "bo: Kernel Tuner cache or folder of the same kernel on other devices (a prior; "
+                  "the target's own graph is left out); neural: a run folder (model.pt) or model file");
+  sub->add_option("--devices", c->devices,
+                  "bo: a device table (JSON, as src/tune/devices.json) extending the built-in one");
+  sub->add_option("--members", c->bayesian.ensemble.members, "bo: bagged tree models")
       ->capture_default_str();
-  sub->add_option("--dropout", c->model.dropout, "model: dropout (MC dropout needs > 0)")
+  sub->add_option("--rounds", c->bayesian.ensemble.trees.rounds, "bo: boosting rounds per model")
       ->capture_default_str();
-  sub->add_option("--train-steps", c->model.train_steps, "model: Adam steps per round")
+  sub->add_option("--max-depth", c->bayesian.ensemble.trees.max_depth, "bo: tree depth")
       ->capture_default_str();
-  sub->add_option("--lr", c->model.lr, "model: learning rate")->capture_default_str();
-  sub->add_option("--slate-size", c->model.slate_size, "model: configurations per training slate")
+  sub->add_option("--parents", c->bayesian.parents,
+                  "bo: best measured configurations mutated and crossed over")
       ->capture_default_str();
-  sub->add_option("--mc-samples", c->model.mc_samples, "model: MC dropout passes")
+  sub->add_option("--crossovers", c->bayesian.crossovers, "bo: crossover candidates per batch")
+      ->capture_default_str();
+  sub->add_option("--random-candidates", c->bayesian.random_candidates,
+                  "bo: random candidates per batch (and, with a prior, its best)")
+      ->capture_default_str();
+  sub->add_option("--explore", c->bayesian.explore, "bo: share of each batch measured at random")
+      ->capture_default_str();
+  sub->add_option("--hidden", c->model.hidden, "neural: layer widths of a fresh model")
+      ->capture_default_str();
+  sub->add_option("--dropout", c->model.dropout, "neural: dropout (MC dropout needs > 0)")
+      ->capture_default_str();
+  sub->add_option("--train-steps", c->model.train_steps, "neural: Adam steps per round")
+      ->capture_default_str();
+  sub->add_option("--lr", c->model.lr, "neural: learning rate")->capture_default_str();
+  sub->add_option("--slate-size", c->model.slate_size, "neural: configurations per training slate")
+      ->capture_default_str();
+  sub->add_option("--mc-samples", c->model.mc_samples, "neural: MC dropout passes")
       ->capture_default_str();
   sub->add_option("--kappa", c->model.kappa,
-                  "model: acquisition mean - kappa * std (lower confidence bound on cost)")
+                  "neural: acquisition mean - kappa * std (lower confidence bound on cost)")
       ->capture_default_str();
-  sub->add_option("--pretrained", c->model.pretrained,
-                  "model: start from this run folder (model.pt) or model file");
   sub->callback([c] { run(*c); });
 }
 

@@ -5,9 +5,9 @@
 
 #include "cli/commands.h"
 #include "cli/run_folder.h"
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
+#include "run/run_config.h"
 #include "xgb/ranker.h"
 
 namespace graphcost::cli {
@@ -49,13 +49,13 @@ void run_xgb_train(const XgbTrainCommand& command) {
   ranker.save((fs::path(command.out) / "model.xgb").string());
   nlohmann::json options;
   xgb::to_json(options, ranker.options());
-  const nlohmann::json config = {{"model_type", "xgboost"},
-                                 {"data", command.data},
-                                 {"collection", id.str()},
-                                 {"split", command.split},
-                                 {"exclude", command.exclude},
-                                 {"xgboost", options}};
-  write_file_atomically((fs::path(command.out) / "config.json").string(), config.dump(2) + "\n");
+  run::write_run_config(command.out, run::ModelType::XGBoost,
+                        {{"data", command.data},
+                         {"collection", id.str()},
+                         {"split", command.split},
+                         {"exclude", command.exclude},
+                         {"skip_invalid", command.skip_invalid},
+                         {"xgboost", options}});
   std::fprintf(stderr, "xgb: model in %s/model.xgb\n", command.out.c_str());
 }
 

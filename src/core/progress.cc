@@ -2,9 +2,16 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 namespace graphcost {
+
+namespace {
+std::atomic<bool> progress_lines_shown{true};
+}  // namespace
+
+void show_progress_lines(bool shown) { progress_lines_shown = shown; }
 
 std::string format_duration(double seconds) {
   if (seconds < 0 || seconds != seconds) return "?";
@@ -45,6 +52,7 @@ void Progress::update(int64_t done, const std::string& extra) {
 void Progress::finish(const std::string& extra) { print(total_, extra, true); }
 
 void Progress::print(int64_t done, const std::string& extra, bool final_line) {
+  if (!progress_lines_shown) return;
   double elapsed = elapsed_seconds();
   int64_t counted = done - (start_done_ < 0 ? 0 : start_done_);
   double rate = elapsed > 0 ? counted / elapsed : 0.0;

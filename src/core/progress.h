@@ -31,6 +31,10 @@ class Progress {
   bool tty_;
 };
 
+// Turns every progress line of this process off or back on (the ranks other than 0 of a
+// distributed run stay quiet: rank 0's line speaks for all of them).
+void show_progress_lines(bool shown);
+
 // Formats seconds as "1h02m", "3m05s" or "12s".
 std::string format_duration(double seconds);
 

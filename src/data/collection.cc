@@ -62,6 +62,7 @@ bool is_record_file(const fs::path& p) { return p.extension() == ".npz" || p.ext
 // The graphs of one file: one for an .npz, one per module for a raw tuning record.
 std::vector<GraphRecord> read_record_file(const std::string& file, const LoadOptions& options) {
   if (fs::path(file).extension() == ".pb") {
+    // Unknown opcodes are warned about, once per file; `graphcost ingest --strict` refuses them.
     return io::read_tuning_records(
         file, options.extended_features ? io::FeatureSet::Extended : io::FeatureSet::Standard);
   }
@@ -105,6 +106,13 @@ void attach_answers(GraphRecord& record, const std::string& answers_file) {
 }
 
 }  // namespace
+
+void prepare_record(GraphRecord& record, const LoadOptions& options) {
+  validate_record(record);
+  if (options.prune_hops >= 0)
+    record = prune_to_config_neighbourhood(record, options.prune_hops, options.prune_seed_opcodes);
+  if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
+}
 
 std::string dataset_root_of(const std::string& path) {
   fs::path p = fs::path(path).lexically_normal();
@@ -235,14 +243,6 @@ struct Loaded {
   std::vector<char> ok;
 };
 
-// Validation, pruning and merging, the same for every source format.
-void prepare(GraphRecord& record, const LoadOptions& options) {
-  validate_record(record);
-  if (options.prune_hops >= 0)
-    record = prune_to_config_neighbourhood(record, options.prune_hops, options.prune_seed_opcodes);
-  if (options.merge_duplicates) record.duplicates_merged = merge_duplicate_configs(record.configs);
-}
-
 bool excluded(const LoadOptions& options, const std::string& name) {
   return std::find(options.exclude.begin(), options.exclude.end(), name) != options.exclude.end();
 }
@@ -281,7 +281,7 @@ Loaded load_npz_files(const NpzSource& source, int64_t begin, int64_t end,
           std::string answers = answers_path(source.root, file);
           if (fs::exists(answers)) attach_answers(record, answers);
         }
-        prepare(record, options);
+        prepare_record(record, options);
       }
       per_file[i] = std::move(records);
     } catch (const std::exception& e) {
@@ -326,7 +326,7 @@ Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
   loaded.ok.assign(loaded.records.size(), 0);
   for (size_t i = 0; i < loaded.records.size(); ++i) {
     try {
-      prepare(loaded.records[i], options);
+      prepare_record(loaded.records[i], options);
       loaded.ok[i] = 1;
     } catch (const std::exception& e) {
       loaded.errors[i] = e.what();

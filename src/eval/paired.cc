@@ -1,5 +1,7 @@
 #include "eval/paired.h"
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -28,13 +30,23 @@ PairedComparison compare_paired(const std::vector<double>& base, const std::vect
   result.mean_difference =
       differences.empty() ? nan : std::accumulate(differences.begin(), differences.end(), 0.0) / n;
   result.standard_error = nan;
+  result.interval_low = result.interval_high = nan;
   if (differences.size() >= 2) {
     double squares = 0;
     for (double d : differences)
       squares += (d - result.mean_difference) * (d - result.mean_difference);
     result.standard_error = std::sqrt(squares / (n - 1)) / std::sqrt(n);
+    const double half = student_t_975(result.units - 1) * result.standard_error;
+    result.interval_low = result.mean_difference - half;
+    result.interval_high = result.mean_difference + half;
   }
   return result;
+}
+
+double student_t_975(int64_t degrees) {
+  check_data(degrees >= 1, "t interval", "degrees of freedom",
+             std::to_string(degrees) + " (need at least 2 paired units)");
+  return boost::math::quantile(boost::math::students_t(static_cast<double>(degrees)), 0.975);
 }
 
 std::vector<std::vector<int64_t>> random_groups(int64_t count, int64_t groups, uint64_t seed) {

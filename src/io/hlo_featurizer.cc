@@ -45,17 +45,11 @@ void append_leading(std::vector<float>& out, const std::vector<int64_t>& values,
 void append_sequence(std::vector<float>& out, const std::vector<int64_t>& values, size_t leading,
                      bool zero_product_when_empty = false) {
   append_leading(out, values, leading);
-  int64_t sum = 0;
-  uint64_t product = 1;
-  for (const int64_t value : values) {
-    sum += value;
-    product *= static_cast<uint64_t>(value);
-  }
-  out.push_back(static_cast<float>(sum));
+  out.push_back(static_cast<float>(wrapping_sum(values)));
   if (values.empty() && zero_product_when_empty) {
     out.push_back(0.0f);
   } else {
-    out.push_back(static_cast<float>(static_cast<int64_t>(product)));
+    out.push_back(static_cast<float>(wrapping_product(values)));
   }
 }
 
@@ -197,7 +191,12 @@ FeaturizedModule featurize_hlo_module(const pb::HloModuleProto& module, FeatureS
   int64_t node = 0;
   for (const auto& computation : module.computations()) {
     for (const auto& instruction : computation.instructions()) {
-      graph.opcodes.push_back(hlo_opcode_id(instruction.opcode()));
+      const int32_t opcode = hlo_opcode_id(instruction.opcode());
+      if (opcode == 0 && result.unknown_opcodes++ == 0) {
+        result.first_unknown_opcode = instruction.opcode();
+        result.first_unknown_instruction = instruction.name();
+      }
+      graph.opcodes.push_back(opcode);
       append_instruction_features(instruction, computation, features, graph.node_features);
       const auto consumer = static_cast<int32_t>(node);
       const std::string what = "instruction " + instruction.name();

@@ -28,7 +28,28 @@ int64_t node_feature_width(FeatureSet features);
 struct FeaturizedModule {
   data::Graph graph;  // name left empty; adjacency not built
   std::unordered_map<int64_t, int32_t> node_of_instruction;
+  // Instructions whose opcode the dataset's table does not know: they get opcode id 0 (as the
+  // reference does), and callers warn about or refuse them (read_tuning_file).
+  int64_t unknown_opcodes = 0;
+  std::string first_unknown_opcode;       // its opcode name, when unknown_opcodes > 0
+  std::string first_unknown_instruction;  // its instruction name
 };
+
+// Sum and product of int64 values with two's-complement wrap-around, as the reference
+// featurizer's int64 numpy arithmetic gives. Computed in uint64, so a crafted record with huge
+// values never overflows a signed integer (undefined behaviour in C++).
+template <typename Values>
+int64_t wrapping_sum(const Values& values) {
+  uint64_t sum = 0;
+  for (const int64_t value : values) sum += static_cast<uint64_t>(value);
+  return static_cast<int64_t>(sum);
+}
+template <typename Values>
+int64_t wrapping_product(const Values& values) {
+  uint64_t product = 1;
+  for (const int64_t value : values) product *= static_cast<uint64_t>(value);
+  return static_cast<int64_t>(product);
+}
 
 // Featurizes a module. Nodes: computations in proto order (callees before callers), their
 // instructions in proto order. Edges [consumer, operand], sorted and unique: each distinct

@@ -161,6 +161,27 @@ NpzReader::NpzReader(const std::string& path) : path_(path) {
     }
     throw Error(path, "", "not a valid npz archive (" + libzip_message(code) + ")");
   }
+  index_entries();
+}
+
+NpzReader::NpzReader(const std::string& path, const void* bytes, size_t size) : path_(path) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes, size, 0, &error);
+  if (source) {
+    archive_ = zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+    if (!archive_) zip_source_free(source);  // zip_open_from_source keeps it only on success
+  }
+  if (!archive_) {
+    const std::string message = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    throw Error(path, "", "not a valid npz archive (" + message + ")");
+  }
+  zip_error_fini(&error);
+  index_entries();
+}
+
+void NpzReader::index_entries() {
   const zip_int64_t count = zip_get_num_entries(archive_, 0);
   for (zip_int64_t i = 0; i < count; ++i) {
     const char* name = zip_get_name(archive_, i, ZIP_FL_ENC_RAW);
@@ -185,6 +206,17 @@ std::vector<std::string> NpzReader::keys() const {
 }
 
 bool NpzReader::has(const std::string& key) const { return index_.count(key) > 0; }
+
+uint64_t NpzReader::declared_bytes() const {
+  uint64_t total = 0;
+  for (const auto& entry : index_) {
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    if (zip_stat_index(archive_, entry.second, 0, &stat) == 0 && (stat.valid & ZIP_STAT_SIZE))
+      total = stat.size > UINT64_MAX - total ? UINT64_MAX : total + stat.size;  // saturates
+  }
+  return total;
+}
 
 NpyArray NpzReader::read(const std::string& key) const {
   const auto it = index_.find(key);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/array_archive.h"
 #include "io/npy.h"
 
 typedef struct zip zip_t;
@@ -15,24 +16,32 @@ namespace graphcost::io {
 
 // One reader must not be used from several threads at once (one libzip handle); open one per
 // thread instead.
-class NpzReader {
+class NpzReader : public ArrayArchive {
  public:
   // Opens the archive; a missing, truncated or non-zip file is an Error naming the path.
   explicit NpzReader(const std::string& path);
-  ~NpzReader();
+  // Opens an archive held in memory (bytes must outlive the reader); errors name `path`. A
+  // truncated or non-zip image is an Error, as for a file.
+  NpzReader(const std::string& path, const void* bytes, size_t size);
+  ~NpzReader() override;
   NpzReader(const NpzReader&) = delete;
   NpzReader& operator=(const NpzReader&) = delete;
 
-  const std::string& path() const { return path_; }
+  const std::string& path() const override { return path_; }
   std::vector<std::string> keys() const;  // without the ".npy" suffix
-  bool has(const std::string& key) const;
+  bool has(const std::string& key) const override;
   // Reads and parses one array; a missing key, a bad CRC or a malformed header is an Error
   // of the form "<path>: <key>: <problem>".
-  NpyArray read(const std::string& key) const;
+  NpyArray read(const std::string& key) const override;
   // Dtype and shape only (decompresses just the header's bytes).
-  NpyArray read_header(const std::string& key) const;
+  NpyArray read_header(const std::string& key) const override;
+  // The sum of the entries' declared uncompressed sizes: what reading every key would
+  // decompress (checked before reading archives from untrusted senders).
+  uint64_t declared_bytes() const;
 
  private:
+  void index_entries();
+
   std::string path_;
   zip_t* archive_ = nullptr;
   std::map<std::string, int64_t> index_;  // key -> zip entry index

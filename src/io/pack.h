@@ -61,9 +61,10 @@ class PackWriter {
 void write_pack(const std::string& path, const data::Collection& collection);
 
 // A collection read from a pack through a read-only shared memory mapping. Opening checks the
-// header and directory (magic, version, checksums, every offset and size within the file);
-// each graph section's checksum is checked when that graph is first materialised; the
-// configuration blocks are checked only by verify(), since checking them would read everything.
+// header and directory (magic, version, checksums, every offset and size within the file).
+// When a graph is first touched (graph(g) or configs(g)), its section and configuration block
+// checksums are checked and it goes through data::validate_graph, as an npz graph does on
+// load; verify() checks every checksum of the file at once.
 class PackCollection : public data::Collection {
  public:
   // A missing, truncated or corrupted file is an Error "<path>: <what>".
@@ -77,7 +78,8 @@ class PackCollection : public data::Collection {
   int64_t size() const override { return static_cast<int64_t>(entries_.size()); }
   // Materialises graph g once (thread-safe), adjacency included.
   const data::Graph& graph(int64_t g) const override;
-  // Points into the mapping; valid while this collection lives.
+  // Points into the mapping; valid while this collection lives. Materialises graph g first
+  // (so its checks have run).
   data::ConfigView configs(int64_t g) const override;
   const std::string& source(int64_t g) const override { return sources_[g]; }
 
@@ -102,6 +104,8 @@ class PackCollection : public data::Collection {
   };
   const uint8_t* at(uint64_t offset) const { return mapped_ + offset; }
   void load_graph(int64_t g, data::Graph* graph) const;
+  // The view of graph g's configuration block, without first-touch checks.
+  data::ConfigView config_view(int64_t g) const;
 
   std::string path_;
   const uint8_t* mapped_ = nullptr;

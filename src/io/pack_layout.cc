@@ -45,6 +45,7 @@ bool graph_section_layout(const PackDirectoryEntry& entry, int64_t node_feature_
 bool config_block_layout(const PackDirectoryEntry& entry, bool tile, int64_t config_width,
                          ConfigBlockLayout* layout) {
   const int64_t runtimes = (entry.flags & kPackHasRuntimes) ? entry.config_count : 0;
+  const int64_t failed = (entry.flags & kPackHasFailed) ? entry.config_count : 0;
   int64_t per_config = 0, values = 0;
   if (tile) {
     per_config = config_width;
@@ -55,6 +56,7 @@ bool config_block_layout(const PackDirectoryEntry& entry, bool tile, int64_t con
   const uint64_t element = tile ? 4 : 1;
   uint64_t cursor = 0;
   if (!place(&cursor, runtimes, 8, &layout->runtimes)) return false;
+  if (!place(&cursor, failed, 1, &layout->failed)) return false;
   if (!place(&cursor, values, element, &layout->values)) return false;
   layout->value_bytes = cursor - layout->values;
   layout->end = cursor;

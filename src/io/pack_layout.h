@@ -3,15 +3,19 @@
 // All integers are little-endian; the structs are written as they are in memory.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace graphcost::io {
 
 constexpr char kPackMagic[8] = {'G', 'C', 'P', 'A', 'C', 'K', '\0', '\0'};
-constexpr uint32_t kPackVersion = 1;
+// Version 2 added the failed-configuration flags and the default-configuration index; a
+// version 1 pack is refused with a message saying to re-pack it.
+constexpr uint32_t kPackVersion = 2;
 constexpr uint64_t kPackAlignment = 64;
-constexpr uint32_t kPackHasRuntimes = 1;  // directory entry flag
+constexpr uint32_t kPackHasRuntimes = 1;  // directory entry flags
+constexpr uint32_t kPackHasFailed = 2;
 
 // 256 bytes at offset 0.
 struct PackHeader {
@@ -53,10 +57,12 @@ struct PackDirectoryEntry {
   uint32_t source_bytes;
   uint32_t section_crc;
   uint32_t configs_crc;
-  uint32_t flags;
-  uint8_t reserved[12];
+  uint32_t flags;           // kPackHasRuntimes | kPackHasFailed
+  uint32_t reserved;
+  int64_t default_config;   // the default configuration's index, -1 when unknown
 };
 static_assert(sizeof(PackDirectoryEntry) == 128, "pack directory entry is 128 bytes");
+static_assert(offsetof(PackDirectoryEntry, default_config) == 120, "default_config at byte 120");
 
 // Offsets of the arrays relative to the start of a graph section.
 struct GraphSectionLayout {
@@ -64,7 +70,7 @@ struct GraphSectionLayout {
 };
 // Offsets relative to the start of a configuration block.
 struct ConfigBlockLayout {
-  uint64_t runtimes, values, value_bytes, end;
+  uint64_t runtimes, failed, values, value_bytes, end;
 };
 
 // Both return false when a count is negative or a size overflows 64 bits.

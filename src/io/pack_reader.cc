@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "data/validate.h"
 #include "io/pack.h"
 
 namespace graphcost::io {
@@ -67,6 +68,11 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
     std::memcpy(&header, mapped_, sizeof(header));
     check_data(std::memcmp(header.magic, kPackMagic, 6) == 0, path, "",
                "not a pack file (no GCPACK magic)");
+    check_data(header.version >= kPackVersion, path, "header",
+               "format version " + std::to_string(header.version) + " is older than this build's " +
+                   std::to_string(kPackVersion) +
+                   " (it lacks failed-configuration flags and the default configuration): "
+                   "re-pack it from its source with `graphcost pack`");
     check_data(header.version == kPackVersion, path, "header",
                "format version " + std::to_string(header.version) + ", this build reads version " +
                    std::to_string(kPackVersion));
@@ -134,6 +140,9 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
                      e.configs_offset % kPackAlignment == 0,
                  path, key,
                  "graph " + names_[g] + ": configuration block outside the file or inconsistent");
+      check_data((e.flags & ~(kPackHasRuntimes | kPackHasFailed)) == 0 &&
+                     e.default_config >= -1 && e.default_config < e.config_count,
+                 path, key, "graph " + names_[g] + ": unknown flags or default configuration");
     }
     graphs_ = std::make_unique<LazyGraph[]>(entries_.size());
   } catch (...) {
@@ -156,10 +165,9 @@ const data::Graph& PackCollection::graph(int64_t g) const {
 void PackCollection::load_graph(int64_t g, data::Graph* graph) const {
   const PackDirectoryEntry& e = entries_[g];
   const std::string key = "graph " + names_[g];
-  const uint32_t crc = crc32_update(0, at(e.section_offset), e.section_bytes);
-  check_data(crc == e.section_crc, path_, key,
-             "graph section checksum mismatch (stored " + hex(e.section_crc) + ", computed " +
-                 hex(crc) + ")");
+  // Both checksums on first touch: a flipped byte in a runtime would otherwise reorder labels
+  // silently. This reads the graph's configuration block once; later reads are O(1).
+  verify(g);
   GraphSectionLayout layout;
   graph_section_layout(e, node_feature_width_, &layout);  // checked on open
   const uint8_t* base = at(e.section_offset);
@@ -179,11 +187,19 @@ void PackCollection::load_graph(int64_t g, data::Graph* graph) const {
   for (int32_t v : out.configurable_nodes) {
     check_data(v >= 0 && v < e.num_nodes, path_, key, "configurable node id out of range");
   }
+  // The same record checks as npz graphs get on load: runtimes finite and positive, layout
+  // values in range, flags 0 or 1, and so on.
+  data::validate_graph(out, config_view(g), path_ + ": " + key);
   out.build_adjacency();
   *graph = std::move(out);
 }
 
 data::ConfigView PackCollection::configs(int64_t g) const {
+  graph(g);  // checked and validated on first touch
+  return config_view(g);
+}
+
+data::ConfigView PackCollection::config_view(int64_t g) const {
   const PackDirectoryEntry& e = entries_[g];
   ConfigBlockLayout layout;
   const bool tile = kind_ == data::ConfigKind::Tile;
@@ -201,6 +217,8 @@ data::ConfigView PackCollection::configs(int64_t g) const {
   }
   if (e.flags & kPackHasRuntimes)
     view.runtimes = reinterpret_cast<const double*>(base + layout.runtimes);
+  if (e.flags & kPackHasFailed) view.failed = base + layout.failed;
+  view.default_config = e.default_config;
   return view;
 }
 

@@ -110,7 +110,12 @@ void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs,
   entry.num_configurable = nc;
   entry.config_count = configs.count;
   entry.config_nodes = tile ? 0 : nc;
-  entry.flags = configs.has_runtimes() ? kPackHasRuntimes : 0;
+  check_data(configs.default_config >= -1 && configs.default_config < configs.count, where,
+             "default_config", "index " + std::to_string(configs.default_config) +
+                                   " outside [-1, " + std::to_string(configs.count) + ")");
+  entry.flags = (configs.has_runtimes() ? kPackHasRuntimes : 0) |
+                (configs.failed != nullptr ? kPackHasFailed : 0);
+  entry.default_config = configs.default_config;
   entry.name_offset = strings_.size();
   entry.name_bytes = static_cast<uint32_t>(graph.name.size());
   strings_ += graph.name;
@@ -137,6 +142,8 @@ void PackWriter::add(const data::Graph& graph, const data::ConfigView& configs,
   entry.configs_offset = offset_;
   crc = 0;
   if (configs.has_runtimes()) write_bytes(configs.runtimes, configs.count * sizeof(double), &crc);
+  pad_to_alignment(&crc);
+  if (configs.failed != nullptr) write_bytes(configs.failed, configs.count, &crc);
   pad_to_alignment(&crc);
   if (tile) {
     write_bytes(configs.tile, values * sizeof(float), &crc);

@@ -1,8 +1,7 @@
 #include "io/tpugraphs_npz.h"
 
+#include <cstdio>
 #include <filesystem>
-#include <map>
-#include <memory>
 
 #include "core/error.h"
 #include "io/npz.h"
@@ -13,24 +12,26 @@ namespace {
 
 constexpr int kAnyRank = -1;
 
-// Reads the keys of one file, or of arrays already in memory (read_tpugraphs_arrays), with shape
-// and dtype checks that name the file and key.
+// A value for a message, whatever it is: casting a NaN or huge double to an integer to print
+// it is undefined behaviour, so it is printed as a double ("0", "-3", "nan", "1e+300").
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// Reads the keys of one file with shape and dtype checks that name the file and key.
 class RecordReader {
  public:
-  explicit RecordReader(const std::string& path)
-      : path_(path), npz_(std::make_unique<NpzReader>(path)) {}
-  RecordReader(const std::string& name, const std::map<std::string, NpyArray>& arrays)
-      : path_(name), arrays_(&arrays) {}
+  explicit RecordReader(const ArrayArchive& archive) : path_(archive.path()), npz_(archive) {}
 
-  bool has(const std::string& key) const { return npz_ ? npz_->has(key) : arrays_->count(key) > 0; }
+  bool has(const std::string& key) const { return npz_.has(key); }
 
   // Reads key, requiring rank dimensions (kAnyRank: any) and, for an integer key, an integer
   // dtype. Rank and dtype come from the header, before a possibly large entry is decompressed.
   NpyArray read(const std::string& key, int rank, bool integer) const {
-    if (!has(key)) throw Error(path_, key, "missing key");
-    NpyArray from_file;
-    if (npz_) from_file = npz_->read_header(key);
-    const NpyArray& header = npz_ ? from_file : arrays_->at(key);
+    if (!npz_.has(key)) throw Error(path_, key, "missing key");
+    const NpyArray header = npz_.read_header(key);
     if (rank != kAnyRank && header.shape.size() != static_cast<size_t>(rank)) {
       throw Error(path_, key,
                   "expected " + std::to_string(rank) + " dimensions, got shape " +
@@ -41,7 +42,7 @@ class RecordReader {
                   std::string("expected an ") + (integer ? "integer" : "numeric") + " dtype, got " +
                       dtype_name(header.dtype));
     }
-    return npz_ ? npz_->read(key) : arrays_->at(key);
+    return npz_.read(key);
   }
 
   void expect_dim(const std::string& key, const NpyArray& array, size_t axis, int64_t expected,
@@ -75,7 +76,7 @@ class RecordReader {
         if (!(divisor[j] > 0))
           throw Error(path_, "config_runtime_normalizers",
                       "configuration " + std::to_string(j) + " has normaliser " +
-                          std::to_string(static_cast<int64_t>(divisor[j])) + " (must be positive)");
+                          number_text(divisor[j]) + " (must be positive)");
         out[j] /= divisor[j];
       }
     }
@@ -84,8 +85,7 @@ class RecordReader {
 
  private:
   std::string path_;
-  std::unique_ptr<NpzReader> npz_;                        // a file, or
-  const std::map<std::string, NpyArray>* arrays_ = nullptr;  // arrays in memory
+  const ArrayArchive& npz_;
 };
 
 void read_graph(const RecordReader& reader, const std::string& path, data::Graph& graph) {
@@ -126,6 +126,34 @@ void read_graph(const RecordReader& reader, const std::string& path, data::Graph
   }
 }
 
+// graphcost's own keys, written by `split` so a Kernel Tuner split keeps what its cache said:
+// config_failed (uint8, one per configuration, 1 = failed) and default_config (int64, shape
+// (1,), -1 when unknown). Files without them (the released dataset) have no failures and no
+// known default.
+void read_failures(const RecordReader& reader, const std::string& path,
+                   data::ConfigTable& configs) {
+  if (reader.has("config_failed")) {
+    NpyArray failed = reader.read("config_failed", 1, true);
+    reader.expect_dim("config_failed", failed, 0, configs.count, "one per configuration");
+    std::vector<uint8_t> flags = reader.values<uint8_t>("config_failed", failed);
+    bool any = false;
+    for (uint8_t f : flags) {
+      check_data(f <= 1, path, "config_failed", "flag " + std::to_string(f) + " is not 0 or 1");
+      any = any || f != 0;
+    }
+    if (any) configs.failed = std::move(flags);
+  }
+  if (reader.has("default_config")) {
+    NpyArray index = reader.read("default_config", 1, true);
+    reader.expect_dim("default_config", index, 0, 1, "one index");
+    configs.default_config = reader.values<int64_t>("default_config", index)[0];
+    check_data(configs.default_config >= -1 && configs.default_config < configs.count, path,
+               "default_config",
+               "index " + std::to_string(configs.default_config) + " outside [-1, " +
+                   std::to_string(configs.count) + ")");
+  }
+}
+
 void read_tile(const RecordReader& reader, data::ConfigTable& configs) {
   NpyArray feat = reader.read("config_feat", 2, false);
   configs.kind = data::ConfigKind::Tile;
@@ -155,9 +183,14 @@ void read_layout(const RecordReader& reader, data::Graph& graph, data::ConfigTab
 
 }  // namespace
 
-namespace {
+data::GraphRecord read_tpugraphs_npz(const std::string& path) {
+  const NpzReader npz(path);
+  return read_tpugraphs_record(npz);
+}
 
-data::GraphRecord read_record(const RecordReader& reader, const std::string& path) {
+data::GraphRecord read_tpugraphs_record(const ArrayArchive& archive) {
+  const std::string& path = archive.path();
+  RecordReader reader(archive);
   const bool tile = reader.has("config_feat");
   const bool layout = reader.has("node_config_feat");
   if (tile == layout) {
@@ -173,19 +206,9 @@ data::GraphRecord read_record(const RecordReader& reader, const std::string& pat
   } else {
     read_layout(reader, record.graph, record.configs);
   }
+  read_failures(reader, path, record.configs);
   record.graph.build_adjacency();
   return record;
-}
-
-}  // namespace
-
-data::GraphRecord read_tpugraphs_npz(const std::string& path) {
-  return read_record(RecordReader(path), path);
-}
-
-data::GraphRecord read_tpugraphs_arrays(const std::string& name,
-                                        const std::map<std::string, NpyArray>& arrays) {
-  return read_record(RecordReader(name, arrays), name);
 }
 
 namespace {
@@ -251,6 +274,13 @@ void write_tpugraphs_npz(const std::string& path, const data::GraphRecord& recor
     check_count(path, "config_runtime_normalizers", runtimes.normalizer_ns.size(), c,
                 "one per configuration");
     writer.add("config_runtime_normalizers", make_array(runtimes.normalizer_ns, {c}));
+  }
+  if (!configs.failed.empty()) {
+    check_count(path, "config_failed", configs.failed.size(), c, "one per configuration");
+    writer.add("config_failed", make_array(configs.failed, {c}));
+  }
+  if (configs.default_config >= 0) {
+    writer.add("default_config", make_array(std::vector<int64_t>{configs.default_config}, {1}));
   }
   writer.commit();
 }

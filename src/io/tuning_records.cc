@@ -1,5 +1,6 @@
 #include "io/tuning_records.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -80,23 +81,22 @@ KeptRuns keep_measured_runs(const pb::ModuleTuningData& data, const std::string&
 
 void append_bounds(std::vector<float>& out,
                    const google::protobuf::RepeatedField<int64_t>& values) {
-  int64_t sum = 0;
-  uint64_t product = 1;
   for (int i = 0; i < 6; ++i)
     out.push_back(i < values.size() ? static_cast<float>(values[i]) : 0.0f);
-  for (const int64_t value : values) {
-    sum += value;
-    product *= static_cast<uint64_t>(value);
-  }
-  out.push_back(static_cast<float>(sum));
+  out.push_back(static_cast<float>(wrapping_sum(values)));
   // Unlike node features, an empty bound list gives product 0 (as in the release).
-  out.push_back(values.empty() ? 0.0f : static_cast<float>(static_cast<int64_t>(product)));
+  out.push_back(values.empty() ? 0.0f : static_cast<float>(wrapping_product(values)));
 }
 
 // What layout and tile graphs share once their configurations are read: run counts, adjacency,
 // and the graph itself moved into the record.
-void finish_graph(TuningGraph& result, data::Graph graph, const pb::ModuleTuningData& data,
-                  const KeptRuns& kept, const std::string& path) {
+void finish_graph(TuningGraph& result, FeaturizedModule& featurized,
+                  const pb::ModuleTuningData& data, const KeptRuns& kept,
+                  const std::string& path) {
+  data::Graph& graph = featurized.graph;
+  result.unknown_opcodes = featurized.unknown_opcodes;
+  result.first_unknown_opcode = featurized.first_unknown_opcode;
+  result.first_unknown_instruction = featurized.first_unknown_instruction;
   result.runs = data.runs_size();
   result.error_runs = kept.error_runs;
   result.unmeasured_runs = kept.unmeasured_runs;
@@ -150,7 +150,13 @@ TuningGraph layout_graph(const pb::ModuleTuningData& data, const std::string& pa
                  "a node has " + std::to_string(tensors.size()) + " tensor layouts (at most 3)");
       for (int t = 0; t < tensors.size(); ++t) {
         const auto& dims = tensors[t].dims();
-        for (int d = 0; d < dims.size() && d < 6; ++d) {
+        // Six columns per tensor: a longer layout cannot be stored, and cutting it would
+        // make two different layouts look the same.
+        check_data(dims.size() <= 6, path, run_key,
+                   "configurable node " + std::to_string(n) + ", tensor " + std::to_string(t) +
+                       ": a layout of " + std::to_string(dims.size()) +
+                       " dimensions (the layout features hold at most 6)");
+        for (int d = 0; d < dims.size(); ++d) {
           check_data(dims[d] >= -128 && dims[d] <= 127, path, run_key,
                      "layout dimension " + std::to_string(dims[d]) + " is out of int8 range");
           row[n * kLayoutConfigWidth + t * 6 + d] = static_cast<int8_t>(dims[d]);
@@ -162,7 +168,7 @@ TuningGraph layout_graph(const pb::ModuleTuningData& data, const std::string& pa
     configs.runtimes.push_back(static_cast<double>(runtime));
   }
 
-  finish_graph(result, std::move(graph), data, kept, path);
+  finish_graph(result, featurized, data, kept, path);
   return result;
 }
 
@@ -194,13 +200,30 @@ TuningGraph tile_graph(const pb::ModuleTuningData& data, const std::string& path
                                static_cast<double>(kept.default_runtime_ns));
   }
 
-  finish_graph(result, std::move(graph), data, kept, path);
+  finish_graph(result, featurized, data, kept, path);
   return result;
 }
 
-}  // namespace
+// Warns about (or refuses) the file's unknown opcodes, once for the whole file.
+void check_opcodes(TuningFile& file, const std::string& path, UnknownOpcodes unknown) {
+  const TuningGraph* first = nullptr;
+  for (const TuningGraph& graph : file.graphs) {
+    file.unknown_opcodes += graph.unknown_opcodes;
+    if (!first && graph.unknown_opcodes > 0) first = &graph;
+  }
+  if (!first) return;
+  const std::string example = "'" + first->first_unknown_opcode + "' (instruction " +
+                              first->first_unknown_instruction + ")";
+  check_data(unknown != UnknownOpcodes::Refuse, path, "",
+             "opcode " + example + " is not in the dataset's opcode table");
+  std::fprintf(stderr,
+               "graphcost: warning: %s: %lld instruction(s) with opcodes the dataset does not "
+               "know, e.g. %s; they get opcode id 0 (--strict refuses them)\n",
+               path.c_str(), static_cast<long long>(file.unknown_opcodes), example.c_str());
+}
 
-TuningFile read_tuning_file(const std::string& path, FeatureSet features) {
+
+TuningFile read_tuning_messages(const std::string& path, FeatureSet features) {
   const std::string bytes = read_bytes(path);
   check_data(!bytes.empty(), path, "", "file is empty");
   // The two messages share field 1 (a module, or a list of module records), so a file can
@@ -229,8 +252,17 @@ TuningFile read_tuning_file(const std::string& path, FeatureSet features) {
               "message with HLO modules); the file may be truncated or of another format");
 }
 
-std::vector<data::GraphRecord> read_tuning_records(const std::string& path, FeatureSet features) {
-  TuningFile file = read_tuning_file(path, features);
+}  // namespace
+
+TuningFile read_tuning_file(const std::string& path, FeatureSet features, UnknownOpcodes unknown) {
+  TuningFile file = read_tuning_messages(path, features);
+  check_opcodes(file, path, unknown);
+  return file;
+}
+
+std::vector<data::GraphRecord> read_tuning_records(const std::string& path, FeatureSet features,
+                                                   UnknownOpcodes unknown) {
+  TuningFile file = read_tuning_file(path, features, unknown);
   std::vector<data::GraphRecord> records;
   records.reserve(file.graphs.size());
   for (auto& graph : file.graphs) records.push_back(std::move(graph.record));

@@ -25,22 +25,36 @@ struct TuningGraph {
   int64_t runs = 0;             // runs in the file for this module
   int64_t error_runs = 0;       // dropped: error = true
   int64_t unmeasured_runs = 0;  // dropped: no error but no positive compute_time_ns
+  int64_t unknown_opcodes = 0;  // instructions given opcode id 0 (see FeaturizedModule)
+  std::string first_unknown_opcode, first_unknown_instruction;
 };
 
 struct TuningFile {
   TuningFileKind kind = TuningFileKind::Layout;
   std::vector<TuningGraph> graphs;
   int64_t modules_without_runs = 0;  // tile modules skipped because they have no run at all
+  int64_t unknown_opcodes = 0;       // over all its graphs
+};
+
+// What to do with an instruction whose opcode the dataset's table does not know.
+enum class UnknownOpcodes {
+  Warn,    // give it id 0 (as the reference does) and print one warning line per file
+  Refuse,  // an Error naming the file, the instruction and the opcode (--strict)
 };
 
 // Reads a .pb tuning file. Configurations keep the file's run order. Errors (one line naming
 // the file): unreadable, truncated or foreign bytes, a module with no usable default run, a
 // config_index_to_node entry beyond the node count (entries are node positions in featurizer
-// order), a layout run whose node count differs from config_index_to_node.
-TuningFile read_tuning_file(const std::string& path, FeatureSet features);
+// order), a layout run whose node count differs from config_index_to_node, a tensor layout of
+// more than 6 dimensions (the features hold 6), and, under UnknownOpcodes::Refuse, an unknown
+// opcode. Under UnknownOpcodes::Warn unknown opcodes are counted in unknown_opcodes and named
+// in one "graphcost: warning:" line on stderr for the whole file.
+TuningFile read_tuning_file(const std::string& path, FeatureSet features,
+                            UnknownOpcodes unknown = UnknownOpcodes::Warn);
 
 // The GraphRecords of a .pb tuning file, for loaders that accept .pb files next to .npz.
-std::vector<data::GraphRecord> read_tuning_records(const std::string& path, FeatureSet features);
+std::vector<data::GraphRecord> read_tuning_records(const std::string& path, FeatureSet features,
+                                                   UnknownOpcodes unknown = UnknownOpcodes::Warn);
 
 // The record features of one layout run: for each configurable node, output, input and kernel
 // layout (minor-to-major dimension order), 6 values each, padded with -1.

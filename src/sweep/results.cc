@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
+
+#include "core/error.h"
 
 namespace graphcost::sweep {
 
@@ -76,9 +79,46 @@ Stat statistics(const std::vector<double>& values) {
   return s;
 }
 
+namespace {
+
+// metric value by seed of one combination's finished runs.
+std::map<uint64_t, double> by_seed(const std::vector<RunResult>& results, const std::string& id,
+                                   const std::string& metric) {
+  std::map<uint64_t, double> values;
+  for (const RunResult& r : results) {
+    if (r.combination == id && r.done && r.metrics.contains(metric))
+      values[r.seed] = r.metrics[metric].get<double>();
+  }
+  return values;
+}
+
+// other - base over the seeds both have.
+eval::PairedComparison paired_by_seed(const std::map<uint64_t, double>& base,
+                                      const std::map<uint64_t, double>& other) {
+  std::vector<double> b, o;
+  for (const auto& [seed, value] : base) {
+    const auto found = other.find(seed);
+    if (found == other.end()) continue;
+    b.push_back(value);
+    o.push_back(found->second);
+  }
+  return eval::compare_paired(b, o);
+}
+
+}  // namespace
+
 Summary summarise(const std::vector<Combination>& combinations,
-                  const std::vector<RunResult>& results) {
+                  const std::vector<RunResult>& results, const std::string& baseline) {
   Summary summary;
+  if (!baseline.empty()) {
+    std::string ids;
+    for (const Combination& c : combinations) {
+      if (c.id == baseline || c.name == baseline) summary.baseline = c.id;
+      ids += (ids.empty() ? "" : ", ") + c.id;
+    }
+    check_data(!summary.baseline.empty(), "--baseline", "",
+               "no combination has id or name '" + baseline + "' (ids: " + ids + ")");
+  }
   for (const std::string& name : kMetricOrder) {
     for (const RunResult& r : results) {
       if (r.done && r.metrics.contains(name)) {
@@ -110,9 +150,25 @@ Summary summarise(const std::vector<Combination>& combinations,
     }
     for (const auto& v : values) row.metrics.push_back(statistics(v));
     row.seconds = statistics(seconds);
+    if (!summary.baseline.empty() && c.id != summary.baseline) {
+      for (const std::string& metric : summary.metric_names) {
+        row.paired.push_back(paired_by_seed(by_seed(results, summary.baseline, metric),
+                                            by_seed(results, c.id, metric)));
+      }
+    }
     summary.rows.push_back(row);
   }
   return summary;
+}
+
+// "+0.0200 [+0.0004, +0.0396]*" (* where the interval excludes zero), "+0.0200 (1 seed)", or
+// empty without pairs.
+std::string paired_text(const eval::PairedComparison& p) {
+  if (p.units == 0) return "";
+  const std::string mean = number(p.mean_difference, "%+.4f");
+  if (p.units < 2) return mean + " (1 seed)";
+  return mean + " [" + number(p.interval_low, "%+.4f") + ", " +
+         number(p.interval_high, "%+.4f") + "]" + (p.excludes_zero() ? "*" : "");
 }
 
 std::string to_markdown(const Summary& summary) {
@@ -122,6 +178,12 @@ std::string to_markdown(const Summary& summary) {
     out += " " + m + " |";
     rule += "---|";
   }
+  if (!summary.baseline.empty()) {
+    for (const std::string& m : summary.metric_names) {
+      out += " Δ " + m + " |";
+      rule += "---|";
+    }
+  }
   out += " train s |\n" + rule + "---|\n";
   for (const Row& r : summary.rows) {
     std::string runs = std::to_string(r.done);
@@ -129,7 +191,18 @@ std::string to_markdown(const Summary& summary) {
     if (r.pending > 0) runs += " (" + std::to_string(r.pending) + " pending)";
     out += "| " + r.id + " | " + r.name + " | " + runs + " |";
     for (const Stat& s : r.metrics) out += " " + mean_std(s) + " |";
+    if (!summary.baseline.empty()) {
+      for (size_t m = 0; m < summary.metric_names.size(); ++m) {
+        out += " " + (r.id == summary.baseline ? std::string("baseline")
+                                                : paired_text(r.paired[m])) + " |";
+      }
+    }
     out += " " + (r.seconds.count ? number(r.seconds.mean, "%.1f") : "") + " |\n";
+  }
+  if (!summary.baseline.empty()) {
+    out += "\nΔ: mean difference from " + summary.baseline +
+           " paired by seed, with its 95% t interval over those seeds; * where the interval "
+           "excludes zero (a detectable effect), otherwise no detectable effect.\n";
   }
   return out;
 }
@@ -137,12 +210,30 @@ std::string to_markdown(const Summary& summary) {
 std::string to_csv(const Summary& summary) {
   std::string out = "id,combination,done,failed,pending";
   for (const std::string& m : summary.metric_names) out += "," + m + "_mean," + m + "_std";
+  if (!summary.baseline.empty()) {
+    for (const std::string& m : summary.metric_names)
+      out += "," + m + "_diff," + m + "_diff_low," + m + "_diff_high," + m + "_pairs";
+  }
   out += ",train_seconds_mean\n";
   for (const Row& r : summary.rows) {
     out += r.id + "," + csv_field(r.name) + "," + std::to_string(r.done) + "," +
            std::to_string(r.failed) + "," + std::to_string(r.pending);
     for (const Stat& s : r.metrics) {
       out += s.count ? "," + number(s.mean, "%.6g") + "," + number(s.std, "%.6g") : ",,";
+    }
+    if (!summary.baseline.empty()) {
+      for (size_t m = 0; m < summary.metric_names.size(); ++m) {
+        if (r.paired.empty() || r.paired[m].units == 0) {
+          out += ",,,,";
+          continue;
+        }
+        const eval::PairedComparison& p = r.paired[m];
+        const bool interval = p.units >= 2;
+        out += "," + number(p.mean_difference, "%.6g") + "," +
+               (interval ? number(p.interval_low, "%.6g") : "") + "," +
+               (interval ? number(p.interval_high, "%.6g") : "") + "," +
+               std::to_string(p.units);
+      }
     }
     out += "," + (r.seconds.count ? number(r.seconds.mean, "%.3f") : "") + "\n";
   }
@@ -159,12 +250,22 @@ std::string to_html(const Summary& summary, const std::string& title) {
       "</h1>\n<p>Mean ± sample standard deviation over seeds of each final validation "
       "metric.</p>\n<table>\n<tr><th>id</th><th>combination</th><th>runs</th>";
   for (const std::string& m : summary.metric_names) out += "<th>" + html_escape(m) + "</th>";
+  if (!summary.baseline.empty()) {
+    for (const std::string& m : summary.metric_names)
+      out += "<th>Δ " + html_escape(m) + " vs " + summary.baseline + "</th>";
+  }
   out += "<th>train s</th></tr>\n";
   for (const Row& r : summary.rows) {
     out += "<tr><td>" + r.id + "</td><td>" + html_escape(r.name) + "</td><td>" +
            std::to_string(r.done) + (r.failed ? " (" + std::to_string(r.failed) + " failed)" : "") +
            "</td>";
     for (const Stat& s : r.metrics) out += "<td>" + mean_std(s) + "</td>";
+    if (!summary.baseline.empty()) {
+      for (size_t m = 0; m < summary.metric_names.size(); ++m) {
+        out += "<td>" + (r.id == summary.baseline ? std::string("baseline")
+                                                   : paired_text(r.paired[m])) + "</td>";
+      }
+    }
     out += "<td>" + (r.seconds.count ? number(r.seconds.mean, "%.1f") : "") + "</td></tr>\n";
   }
   return out + "</table>\n</body></html>\n";

@@ -1,5 +1,6 @@
 // A sweep's results: each run's final validation metrics, and per combination the mean and
-// standard deviation over its seeds, as Markdown, CSV and HTML tables.
+// standard deviation over its seeds and, against a named baseline combination, the paired
+// difference by seed with its 95% interval, as Markdown, CSV and HTML tables.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "eval/paired.h"
 #include "sweep/spec.h"
 
 namespace graphcost::sweep {
@@ -34,19 +36,25 @@ struct Row {
   int64_t done = 0, failed = 0, pending = 0;
   std::vector<Stat> metrics;  // in the order of Summary::metric_names
   Stat seconds;
+  // With a baseline: per metric, this row minus the baseline row, paired by seed over the seeds
+  // both finished, with its 95% t interval. Empty without a baseline and for the baseline row.
+  std::vector<eval::PairedComparison> paired;
 };
 
 struct Summary {
   std::vector<std::string> metric_names;
   std::vector<Row> rows;  // in combination order
+  std::string baseline;   // the baseline row's id; empty when none was named
 };
 
 Stat statistics(const std::vector<double>& values);
 
 // Groups results by combination; metric columns are those any finished run reported, in a
-// fixed order (kendall_tau, opa, top1_error, top5_error, top10_error, tile_score).
+// fixed order (kendall_tau, opa, top1_error, top5_error, top10_error, tile_score). baseline,
+// when not empty, names a combination by id ("c0") or name; every other row then gets its
+// paired differences against it. An unknown baseline is an Error listing the ids.
 Summary summarise(const std::vector<Combination>& combinations,
-                  const std::vector<RunResult>& results);
+                  const std::vector<RunResult>& results, const std::string& baseline = "");
 
 std::string to_markdown(const Summary& summary);
 std::string to_csv(const Summary& summary);

@@ -13,8 +13,12 @@ namespace graphcost::train {
 
 torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                      const std::function<torch::Tensor(int64_t)>& slate_loss,
-                                     const std::vector<torch::Tensor>& parameters) {
+                                     const std::vector<torch::Tensor>& parameters,
+                                     std::pair<int64_t, int64_t> share) {
   check_data(num_slates > 0, "training", "batch", "no slates to average the loss over");
+  const int64_t first = share.first;
+  const int64_t end = share.second < 0 ? num_slates : share.second;
+  if (end <= first) return torch::zeros({});
   // Slates finish in any order, but their gradients are added in slate order as soon as every
   // earlier slate's are: a finished slate waits in `pending` until then. A worker starts slate i
   // only once i < added + window, so at most `window` slates' gradients are held at once however
@@ -28,7 +32,7 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
   std::map<int64_t, std::pair<torch::Tensor, std::vector<torch::Tensor>>> pending;
   torch::Tensor total;
   std::vector<torch::Tensor> sums(parameters.size());
-  model::run_on_workers(num_slates, workers, [&](int64_t i) {
+  model::run_on_workers(end - first, workers, [&](int64_t i) {
     {
       std::unique_lock<std::mutex> lock(mutex);
       may_start.wait(lock, [&] { return i < added + window || failed; });
@@ -37,11 +41,11 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
     torch::Tensor loss;
     std::vector<torch::Tensor> gradients;
     try {
-      loss = slate_loss(i);
+      loss = slate_loss(first + i);
       // The share of this slate in the mean, differentiated as the whole batch's mean would be.
-      const torch::Tensor share = loss / static_cast<double>(num_slates);
-      gradients = share.requires_grad()
-                      ? torch::autograd::grad({share}, parameters, /*grad_outputs=*/{},
+      const torch::Tensor weighted = loss / static_cast<double>(num_slates);
+      gradients = weighted.requires_grad()
+                      ? torch::autograd::grad({weighted}, parameters, /*grad_outputs=*/{},
                                               /*retain_graph=*/false, /*create_graph=*/false,
                                               /*allow_unused=*/true)
                       : std::vector<torch::Tensor>(parameters.size());

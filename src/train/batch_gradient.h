@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace graphcost::train {
@@ -17,8 +18,12 @@ namespace graphcost::train {
 // slate order as soon as the earlier slates' are, so the result is the same for any number of
 // workers, and the memory does not grow with the number of slates. slate_loss must be safe to call from several threads at
 // once: no random draws (their order would depend on timing), no state kept between slates.
+// share [first, end) (end < 0: num_slates) computes only those slates, each still weighted
+// 1 / num_slates: the shares of a data-parallel step (dist/collectives.h) sum to the mean; an
+// empty share adds nothing and returns 0.
 torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                      const std::function<torch::Tensor(int64_t)>& slate_loss,
-                                     const std::vector<torch::Tensor>& parameters);
+                                     const std::vector<torch::Tensor>& parameters,
+                                     std::pair<int64_t, int64_t> share = {0, -1});
 
 }  // namespace graphcost::train

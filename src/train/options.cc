@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "run/run_config.h"
 
 namespace graphcost::train {
 
@@ -32,6 +33,8 @@ void to_json(nlohmann::json& j, const TrainOptions& o) {
                      {"collection", o.collection},
                      {"split", o.split},
                      {"valid_split", o.valid_split},
+                     {"exclude", o.exclude},
+                     {"skip_invalid", o.skip_invalid},
                      {"iterations", o.iterations},
                      {"graphs_per_batch", o.graphs_per_batch},
                      {"slate_size", o.slate_size},
@@ -102,7 +105,9 @@ void read(const nlohmann::json& value, const std::string& key, T& out) {
 
 void from_json(const nlohmann::json& j, TrainOptions& o) {
   check_data(j.is_object(), "train options", "", "expected a JSON object");
-  for (const auto& [key, value] : j.items()) {
+  // A run's config.json reads as options: its format version and model type are checked here.
+  const nlohmann::json body = run::strip_run_header(j, run::ModelType::Gnn, "train options");
+  for (const auto& [key, value] : body.items()) {
     if (key == "data")
       read(value, key, o.data);
     else if (key == "valid_data")
@@ -113,6 +118,10 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.split);
     else if (key == "valid_split")
       read(value, key, o.valid_split);
+    else if (key == "exclude")
+      read(value, key, o.exclude);
+    else if (key == "skip_invalid")
+      read(value, key, o.skip_invalid);
     else if (key == "iterations")
       read(value, key, o.iterations);
     else if (key == "graphs_per_batch")
@@ -167,6 +176,8 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
       read(value, key, o.swa_every);
     else if (key == "model")
       model::from_json(value, o.model);
+    else if (key == "world_size")
+      ;  // config.json records how many processes trained the run; not an option
     else
       throw Error("train options", key, "unknown key");
   }

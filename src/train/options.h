@@ -19,6 +19,8 @@ struct TrainOptions {
   std::string collection = "layout:xla:random";
   std::string split = "train";
   std::string valid_split = "valid";  // empty: no validation
+  std::vector<std::string> exclude;  // graph names (file stems) left out of both splits
+  bool skip_invalid = false;         // warn and skip files that fail validation
   int64_t iterations = 1000;
   int64_t graphs_per_batch = 4;    // G
   int64_t slate_size = 10;         // S

@@ -13,11 +13,13 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "eval/metrics.h"
+#include "dist/collectives.h"
+#include "eval/summary.h"
+#include "infer/scoring.h"
 #include "model/config_classes.h"
 #include "model/predict.h"
-#include "model/tta.h"
 #include "model/threads.h"
+#include "run/run_config.h"
 #include "train/batch_gradient.h"
 #include "train/checkpoint.h"
 #include "train/gst.h"
@@ -60,7 +62,47 @@ void truncate_metrics(const std::string& path, int64_t iteration) {
   write_file_atomically(path, kept);
 }
 
-double mean_or_nan(double sum, int64_t count) { return count ? sum / count : std::nan(""); }
+// Validation across ranks: each scored the graphs it owns; afterwards every rank holds every
+// graph's predictions exactly as its owner computed them (kept: the graphs that were scored), so
+// the metrics are computed in graph order as in one process.
+void share_validation(dist::Group& group, const data::Collection& valid,
+                      std::vector<GraphPrediction>& scored, std::vector<char>& kept) {
+  std::vector<std::vector<double>> indices(scored.size()), predicted(scored.size()),
+      measured(scored.size());
+  for (size_t g = 0; g < scored.size(); ++g) {
+    indices[g].assign(scored[g].config_indices.begin(), scored[g].config_indices.end());
+    predicted[g] = std::move(scored[g].predicted);
+    measured[g] = std::move(scored[g].measured);
+  }
+  dist::share_rows(group, indices);
+  dist::share_rows(group, predicted);
+  dist::share_rows(group, measured);
+  for (size_t g = 0; g < scored.size(); ++g) {
+    kept[g] = indices[g].empty() ? 0 : 1;
+    if (!kept[g]) continue;
+    scored[g].graph = valid.graph(static_cast<int64_t>(g)).name;
+    scored[g].config_indices.assign(indices[g].begin(), indices[g].end());
+    scored[g].predicted = std::move(predicted[g]);
+    scored[g].measured = std::move(measured[g]);
+  }
+}
+// Options that cannot train with a batch's slates apart cannot train across processes either.
+void check_trainable_apart(const TrainOptions& options) {
+  check_data(options.model.dropout == 0, "distributed training", "--dropout",
+             "cannot train across processes: each rank would draw other dropout masks (train "
+             "with --dropout 0, or in one process)");
+  check_data(options.gst_segment_nodes == 0, "distributed training", "--gst-segment-nodes",
+             "cannot train across processes: Graph Segment Training's table of segment "
+             "embeddings lives in one process (train it in one process)");
+}
+
+// The options every rank must share: all but where the data lives and the thread count, which
+// may differ between machines.
+std::string options_every_rank_shares(const TrainOptions& options) {
+  nlohmann::json j = options;
+  for (const char* free : {"data", "valid_data", "threads"}) j.erase(free);
+  return j.dump();
+}
 
 }  // namespace
 
@@ -75,20 +117,16 @@ void clear_stop_request() { stop_flag = false; }
 
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
-                        std::vector<GraphPrediction>* predictions) {
+                        std::vector<GraphPrediction>* predictions, dist::Group* group) {
   torch::NoGradGuard no_grad;
   model::RankerModeGuard eval_mode(model, /*training=*/false);
-  const bool tile = valid.id().kind == data::ConfigKind::Tile;
-  const std::vector<std::string> names =
-      tile ? std::vector<std::string>{"top1_error", "top5_error", "top10_error", "tile_score"}
-           : std::vector<std::string>{"kendall_tau", "opa"};
-  const int64_t chunk = std::max<int64_t>(1, options.valid_batch);
   // Graphs are scored apart, one per core (model::run_on_workers: a score does not depend on the
-  // thread count), into slots that are then summed in graph order, so the result is the same
-  // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no values.
+  // thread count), into slots that are then read in graph order, so the result is the same
+  // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no scores.
   std::vector<GraphPrediction> scored(static_cast<size_t>(valid.size()));
-  std::vector<std::vector<double>> values(static_cast<size_t>(valid.size()));
+  std::vector<char> kept(static_cast<size_t>(valid.size()), 0);
   model::run_on_workers(valid.size(), at::get_num_threads(), [&](int64_t g) {
+    if (group && group->owner(g) != group->rank()) return;  // another rank scores it
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) return;
     Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
@@ -99,49 +137,33 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
     GraphPrediction& prediction = scored[g];
     prediction.graph = valid.graph(g).name;
     const auto segments = model::segments_for_model(valid.graph(g), model->options());
-    // Pairwise scores (wins) are comparable only within one call, so the graph is scored at once.
-    // Attention scores depend on their slate: every configuration is scored against the same
-    // slate_size - 1 anchors, a slate of the training size (model/tta.h).
-    const bool pairwise = model->options().head == "pairwise";
-    const bool anchored = model->options().attention && !pairwise && !segments;
-    if (anchored) {
-      prediction.predicted = model::score_configs_anchored(
-          model, cache.get(g), configs, indices, chunk,
-          std::max<int64_t>(1, options.slate_size - 1),
-          (options.seed ^ kValidationStream) + static_cast<uint64_t>(g));
-    } else {
-      // In slates of valid_batch, the graph's configuration-independent work computed once
-      // (score_configs; by segments for a model trained by them).
-      prediction.predicted =
-          model::score_configs(model, cache.get(g), configs, indices, chunk, segments.get());
-    }
+    // As eval scores a run (infer/scoring.h): attention models against the training slate
+    // size - 1 anchors, the others in slates of valid_batch (by segments for a model trained
+    // by them). Pairwise scores (wins) compare only within one call: the graph is one call.
+    infer::NeuralScoring how;
+    how.slate_size = std::max<int64_t>(1, options.valid_batch);
+    how.anchors = infer::default_anchors(model->options(), options.slate_size, segments != nullptr);
+    how.stream_seed = (options.seed ^ kValidationStream) + static_cast<uint64_t>(g);
+    prediction.predicted =
+        infer::score_neural(model, cache.get(g), segments.get(), configs, indices, how);
     for (int64_t j : indices) prediction.measured.push_back(configs.runtimes[j]);
-    const auto& p = prediction.predicted;
-    const auto& m = prediction.measured;
-    values[g] = tile ? std::vector<double>{eval::top_k_error(p, m, 1), eval::top_k_error(p, m, 5),
-                                           eval::top_k_error(p, m, 10), eval::tile_score(p, m)}
-                     : std::vector<double>{eval::kendall_tau(p, m), eval::ordered_pair_accuracy(p, m)};
     prediction.config_indices = std::move(indices);
+    kept[g] = 1;
   });
-  std::vector<double> sums(names.size(), 0);
-  std::vector<int64_t> counts(names.size(), 0);
-  int64_t graphs = 0;
+  if (group) share_validation(*group, valid, scored, kept);
+  // The metrics eval reports for the collection's kind (eval::evaluate), means over the graphs
+  // that have them.
+  std::vector<eval::GraphScores> graphs;
   for (int64_t g = 0; g < valid.size(); ++g) {
-    if (values[g].empty()) continue;
-    for (size_t i = 0; i < names.size(); ++i) {
-      // Undefined per-graph values (constant predictions or runtimes) are left out of the mean.
-      if (std::isfinite(values[g][i])) {
-        sums[i] += values[g][i];
-        ++counts[i];
-      }
-    }
-    ++graphs;
+    if (!kept[g]) continue;
+    graphs.push_back({scored[g].graph, scored[g].predicted, scored[g].measured});
     if (predictions) predictions->push_back(std::move(scored[g]));
   }
-  nlohmann::json result = {{"valid_graphs", graphs}};
-  for (size_t i = 0; i < names.size(); ++i) {
-    const double mean = mean_or_nan(sums[i], counts[i]);
-    result[names[i]] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
+  const eval::MetricTable table = eval::evaluate(valid.id().kind, graphs);
+  nlohmann::json result = {{"valid_graphs", static_cast<int64_t>(graphs.size())}};
+  for (size_t i = 0; i < table.metric_names.size(); ++i) {
+    const double mean = table.means[i];
+    result[table.metric_names[i]] = std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
   }
   return result;
 }
@@ -157,8 +179,10 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 
 TrainResult train(const TrainOptions& requested, const data::Collection& train_set,
                   const data::Collection* valid_set, const std::string& run_dir, bool resume,
-                  const IterationObserver& observer) {
+                  dist::Group* group, const IterationObserver& observer) {
   namespace fs = std::filesystem;
+  // Ranks other than 0 write nothing: the run folder is rank 0's.
+  const bool leader = group == nullptr || group->leader();
   const std::string checkpoint_path = (fs::path(run_dir) / "checkpoint.pt").string();
   const std::string metrics_path = (fs::path(run_dir) / "metrics.jsonl").string();
   TrainOptions options = requested;
@@ -173,6 +197,14 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     options.valid_data = requested.valid_data;
   }
   check_train_options(options);
+  if (group) {
+    check_trainable_apart(options);
+    dist::check_same_on_every_rank(*group, "options", options_every_rank_shares(options));
+    dist::check_same_on_every_rank(
+        *group, "data",
+        dist::collection_digest(train_set) +
+            (valid_set ? " " + dist::collection_digest(*valid_set) : std::string()));
+  }
   options.model = resolve_model_options(options.model, train_set);
   apply_gst_options(options);
   const int threads = model::set_threads(options.threads);
@@ -204,6 +236,12 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     iteration = state.iteration;
     first_batch = state.next_batch;
   }
+  if (group) {
+    // Every rank starts from rank 0's weights (seeded alike, or loaded from one checkpoint).
+    std::vector<torch::Tensor> state = model->parameters();
+    for (const torch::Tensor& buffer : model->buffers()) state.push_back(buffer);
+    dist::broadcast_from_leader(*group, state);
+  }
 
   const model::GraphFeatureOptions features = model::graph_feature_options(options.model);
   GraphTensorCache train_cache(train_set, features);
@@ -214,18 +252,22 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
 
   // Everything that can refuse the options or the data has run: only now does the run folder
   // get its files, so a refused start leaves nothing behind.
-  std::error_code ignored;
-  fs::create_directories(run_dir, ignored);
-  check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
-  if (resume) {
-    truncate_metrics(metrics_path, iteration);
-  } else {
-    write_file_atomically(metrics_path, "");
+  if (leader) {
+    std::error_code ignored;
+    fs::create_directories(run_dir, ignored);
+    check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
+    if (resume) {
+      truncate_metrics(metrics_path, iteration);
+    } else {
+      write_file_atomically(metrics_path, "");
+    }
+    nlohmann::json config = options;
+    config["world_size"] = group ? group->size() : 1;  // how many processes trained it
+    run::write_run_config(run_dir, run::ModelType::Gnn, config);
   }
-  nlohmann::json config = options;
-  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
 
   auto checkpoint = [&](int64_t done) {
+    if (!leader) return;
     CheckpointState state;
     state.iteration = done;
     state.next_batch = sampler.next_index();
@@ -250,9 +292,12 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   // one slate's activations per thread instead of every slate's, and the gradients are summed
   // in slate order, so a run does not depend on the thread count.
   const bool slates_apart = !gst && options.model.dropout == 0;
+  // Across processes, a stop asked of one rank travels with the gradients and every rank stops
+  // after the same step (a rank leaving alone would leave the others waiting in a collective).
+  bool stop_agreed = false;
   model->train();
   while (iteration < options.iterations) {
-    if (stop_requested()) {
+    if (group ? stop_agreed : stop_requested()) {
       result.interrupted = true;
       break;
     }
@@ -268,10 +313,16 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     };
     torch::Tensor total;
     if (slates_apart) {
+      // Across processes each rank computes its share of the slates; the shares' sums meet in
+      // one allreduce and every rank takes the same optimiser step.
       total = mean_loss_and_gradient(
           num_slates, threads,
           [&](int64_t i) { return slate_loss(batch.slates[static_cast<size_t>(i)]); },
-          parameters);
+          parameters,
+          group ? dist::share_of(num_slates, group->rank(), group->size())
+                : std::pair<int64_t, int64_t>{0, -1});
+      if (group)
+        stop_agreed = dist::sum_loss_and_gradients(*group, total, parameters, stop_requested());
     } else {
       total = torch::zeros({});
       for (const model::Slate& slate : batch.slates) total = total + slate_loss(slate);
@@ -309,8 +360,8 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
       result.last_loss = interval_loss / interval_iterations;
       if (validate_now) {
         std::vector<GraphPrediction> predictions;
-        result.last_validation =
-            validate(model, *valid_set, *valid_cache, options, last ? &predictions : nullptr);
+        result.last_validation = validate(model, *valid_set, *valid_cache, options,
+                                          last ? &predictions : nullptr, group);
         line.update(result.last_validation);
         if (last) {
           std::string text;
@@ -324,10 +375,11 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
                         .dump() +
                     "\n";
           }
-          write_file_atomically((fs::path(run_dir) / "valid_predictions.jsonl").string(), text);
+          if (leader)
+            write_file_atomically((fs::path(run_dir) / "valid_predictions.jsonl").string(), text);
         }
       }
-      append_line(metrics_path, line);
+      if (leader) append_line(metrics_path, line);
       if (observer) logged = line;
       interval_loss = 0;
       interval_iterations = 0;
@@ -358,13 +410,18 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     // the average.
     average.copy_to(model);
     if (validating) {
-      result.last_validation = validate(model, *valid_set, *valid_cache, options);
+      result.last_validation = validate(model, *valid_set, *valid_cache, options, nullptr, group);
       nlohmann::json line = {{"iteration", iteration}, {"swa_snapshots", average.count()}};
       line.update(result.last_validation);
-      append_line(metrics_path, line);
+      if (leader) append_line(metrics_path, line);
     }
   }
-  if (!result.interrupted) model::save_model(model, (fs::path(run_dir) / "model.pt").string());
+  if (!result.interrupted && leader)
+    model::save_model(model, (fs::path(run_dir) / "model.pt").string());
+  if (group && iteration > 0) {
+    result.allreduce_seconds_per_step = group->allreduce_seconds() / group->allreduce_calls();
+    result.allreduce_bytes_per_step = group->allreduce_bytes() / group->allreduce_calls();
+  }
   if (result.interrupted) {
     // finish() would report the full total; end the progress line where the run stopped.
     std::fprintf(stderr, "\n");

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "infer/scoring.h"
 #include "model/predict.h"
 #include "train/losses.h"
 
@@ -14,39 +15,7 @@ namespace graphcost::tune {
 std::pair<std::vector<double>, std::vector<double>> tune_mc_scores(
     model::Ranker& ranker, const model::GraphTensors& graph, const data::ConfigView& configs,
     const std::vector<int64_t>& config_indices, int64_t samples, int64_t slate_size) {
-  check_data(slate_size >= 1, "tune", "slate_size", "must be positive");
-  check_data(samples >= 1, "tune", "--mc-samples", "must be at least 1");
-  const size_t n = config_indices.size();
-  std::vector<double> sum(n, 0.0), sum_squares(n, 0.0);
-  model::RankerModeGuard dropout_on(ranker, /*training=*/true);
-  // Each configuration is repeated `samples` times in one slate: dropout draws its mask per
-  // element, so the copies are independent passes, and one forward replaces `samples`. Autograd
-  // stays on (results detached) because the ranker splits gradient-free slates into chunks of
-  // 16 configurations, which for one-node graphs costs far more than recording.
-  const int64_t per_chunk = std::max<int64_t>(1, slate_size / samples);
-  for (size_t start = 0; start < n; start += per_chunk) {
-    const size_t end = std::min(n, start + static_cast<size_t>(per_chunk));
-    std::vector<int64_t> chunk;
-    for (int64_t k = 0; k < samples; ++k)
-      chunk.insert(chunk.end(), config_indices.begin() + start, config_indices.begin() + end);
-    const model::Slate slate = model::make_slate(graph, configs, chunk);
-    const torch::Tensor out = ranker->forward(slate).detach().to(torch::kFloat64).contiguous();
-    const double* p = out.data_ptr<double>();
-    const size_t width = end - start;
-    for (int64_t k = 0; k < samples; ++k) {
-      for (size_t i = 0; i < width; ++i) {
-        const double v = p[k * width + i];
-        sum[start + i] += v;
-        sum_squares[start + i] += v * v;
-      }
-    }
-  }
-  std::vector<double> mean(n), std(n);
-  for (size_t i = 0; i < n; ++i) {
-    mean[i] = sum[i] / samples;
-    std[i] = std::sqrt(std::max(0.0, sum_squares[i] / samples - mean[i] * mean[i]));
-  }
-  return {mean, std};
+  return infer::mc_dropout_in_slates(ranker, graph, configs, config_indices, samples, slate_size);
 }
 
 std::vector<double> lower_confidence_bound(const std::vector<double>& mean,
@@ -61,7 +30,7 @@ model::Ranker load_pretrained_ranker(const std::string& path, int64_t node_featu
   const std::string file = std::filesystem::is_directory(path)
                                ? (std::filesystem::path(path) / "model.pt").string()
                                : path;
-  model::Ranker loaded = model::load_model(file);
+  model::Ranker loaded = infer::load_neural_model(path);
   model::ModelOptions options = loaded->options();
   check_data(options.kind == data::ConfigKind::Tile, file, "kind",
              "a layout model; tuning needs a tile model");
@@ -179,6 +148,12 @@ std::vector<int64_t> ModelGuidedStrategy::propose(const SearchSpace&, const Hist
   });
   for (size_t k = 0; k < take; ++k) out.push_back(candidates[order[k]]);
   return out;
+}
+
+std::pair<std::vector<double>, std::vector<double>> ModelGuidedStrategy::score(
+    const History& history, const std::vector<int64_t>& configs) {
+  fit(history);
+  return tune_mc_scores(model_, graph_, configs_, configs, options_.mc_samples);
 }
 
 }  // namespace graphcost::tune

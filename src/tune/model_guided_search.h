@@ -45,10 +45,14 @@ class ModelGuidedStrategy : public Strategy {
   // graph and configs are the target's (the space was built from them) and must outlive this.
   ModelGuidedStrategy(ModelGuidedOptions options, const data::Graph& graph,
                       data::ConfigView configs);
-  std::string name() const override { return "model"; }
+  std::string name() const override { return "neural"; }
   void reset(const SearchSpace& space, uint64_t seed) override;
   std::vector<int64_t> propose(const SearchSpace& space, const History& history,
                                int64_t count) override;
+  // Trains on history as a round of propose does, then the MC-dropout mean and standard
+  // deviation of the listed configurations' scores (for diagnosis: tune_surrogate_bench).
+  std::pair<std::vector<double>, std::vector<double>> score(const History& history,
+                                                            const std::vector<int64_t>& configs);
 
  private:
   model::Ranker make_model() const;

@@ -14,7 +14,7 @@ int64_t measurements_to_reach(const std::vector<double>& best_so_far, double tar
 }
 
 ReachSummary summarize_reach(const std::vector<std::vector<double>>& curves, double optimum,
-                             double within) {
+                             double within, int64_t budget) {
   ReachSummary s;
   s.within = within;
   s.seeds = static_cast<int64_t>(curves.size());
@@ -31,6 +31,20 @@ ReachSummary summarize_reach(const std::vector<std::vector<double>>& curves, dou
   }
   s.mean = s.seeds_reached > 0 ? total / static_cast<double>(s.seeds_reached)
                                : std::numeric_limits<double>::quiet_NaN();
+  if (budget <= 0) {
+    for (const std::vector<double>& curve : curves)
+      budget = std::max<int64_t>(budget, static_cast<int64_t>(curve.size()));
+  }
+  std::vector<double> counted;
+  for (int64_t n : s.per_seed) counted.push_back(n > 0 ? static_cast<double>(n) : budget + 1.0);
+  std::sort(counted.begin(), counted.end());
+  const size_t m = counted.size();
+  double sum = 0.0;
+  for (double c : counted) sum += c;
+  s.mean_with_misses = m > 0 ? sum / m : std::numeric_limits<double>::quiet_NaN();
+  s.median_with_misses = m == 0   ? std::numeric_limits<double>::quiet_NaN()
+                         : m % 2 ? counted[m / 2]
+                                 : 0.5 * (counted[m / 2 - 1] + counted[m / 2]);
   return s;
 }
 

@@ -142,8 +142,7 @@ SearchSpace make_search_space(const std::string& name, const data::ConfigView& c
   return space;
 }
 
-TuneRecords open_tune_records(const std::string& path, const std::string& split,
-                              const std::string& graph, const std::string& device) {
+TuneRecords open_tune_source(const std::string& path, const std::string& split) {
   TuneRecords records;
   // As open_collection decides: a dataset root holding synth's report is not a Kernel Tuner folder.
   const bool kernel_tuner = data::is_kernel_tuner_source(path, split);
@@ -157,8 +156,14 @@ TuneRecords open_tune_records(const std::string& path, const std::string& split,
     records.collection =
         data::open_collection(path, data::CollectionId::parse("tile:xla"), split, load);
   }
+  check_data(records.collection->size() > 0, path, "", "no graphs to tune");
+  return records;
+}
+
+TuneRecords open_tune_records(const std::string& path, const std::string& split,
+                              const std::string& graph, const std::string& device) {
+  TuneRecords records = open_tune_source(path, split);
   const data::Collection& c = *records.collection;
-  check_data(c.size() > 0, path, "", "no graphs to tune");
   std::vector<int64_t> matches;
   std::string names;
   for (int64_t g = 0; g < c.size(); ++g) {

@@ -52,6 +52,10 @@ struct TuneRecords {
 };
 
 // Opens path (anything data::open_collection reads; a Kernel Tuner cache or folder keeps its
+// parameter layout) without picking a target (target stays 0); no graph is an Error.
+TuneRecords open_tune_source(const std::string& path, const std::string& split);
+
+// Opens path (anything data::open_collection reads; a Kernel Tuner cache or folder keeps its
 // parameter layout) and picks the target graph: the only one, or the one whose name equals
 // `graph`, or the one whose name contains `device`. No or several matches are an Error listing
 // the graph names.

@@ -54,8 +54,14 @@ nlohmann::json campaign_report(const SearchSpace& space, const std::vector<SeedC
       report[t.key] = nullptr;
       continue;
     }
-    const ReachSummary s = summarize_reach(curves, optimum, t.within);
+    const int64_t budget =
+        settings.contains("budget") && settings["budget"].is_number_integer()
+            ? settings["budget"].get<int64_t>()
+            : 0;
+    const ReachSummary s = summarize_reach(curves, optimum, t.within, budget);
     report[t.key] = number_or_null(s.mean);
+    report[std::string(t.key) + "_mean_with_misses"] = number_or_null(s.mean_with_misses);
+    report[std::string(t.key) + "_median_with_misses"] = number_or_null(s.median_with_misses);
     report[std::string(t.key) + "_seeds"] = s.seeds_reached;
     report[std::string(t.key) + "_per_seed"] = s.per_seed;
   }

@@ -10,40 +10,15 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/random.h"
+#include "xgb/c_api_handles.h"
 
 namespace graphcost::xgb {
 
 namespace {
 
+using detail::check_call;
+using detail::Matrix;
 constexpr const char* kWhere = "xgboost";
-
-void check_call(int status, const std::string& where, const std::string& what) {
-  if (status == 0) return;
-  // XGBoost's messages carry a source location and sometimes a stack trace: keep the line
-  // that says what went wrong.
-  std::string message = XGBGetLastError();
-  const size_t stack = message.find("\nStack trace");
-  if (stack != std::string::npos) message.resize(stack);
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  throw Error(where, what, message);
-}
-
-// Owns a DMatrix handle for the life of a scope.
-class Matrix {
- public:
-  Matrix(const std::vector<float>& rows, int64_t width) {
-    const bst_ulong count = width > 0 ? rows.size() / width : 0;
-    check_call(XGDMatrixCreateFromMat(rows.data(), count, width, std::nanf(""), &handle_),
-               kWhere, "DMatrix");
-  }
-  ~Matrix() { XGDMatrixFree(handle_); }
-  Matrix(const Matrix&) = delete;
-  Matrix& operator=(const Matrix&) = delete;
-  DMatrixHandle get() const { return handle_; }
-
- private:
-  DMatrixHandle handle_ = nullptr;
-};
 
 // Relevance labels for rank:pairwise (higher = better): how many of the group's configurations
 // are strictly slower; equal runtimes get equal labels, so they form no pair.
@@ -60,16 +35,7 @@ std::vector<float> relevance(const std::vector<double>& runtimes) {
 
 }  // namespace
 
-struct XgbRanker::Booster {
-  BoosterHandle handle = nullptr;
-  Booster() { check_call(XGBoosterCreate(nullptr, 0, &handle), kWhere, "booster"); }
-  ~Booster() { XGBoosterFree(handle); }
-  Booster(const Booster&) = delete;
-  Booster& operator=(const Booster&) = delete;
-  void set(const std::string& key, const std::string& value) {
-    check_call(XGBoosterSetParam(handle, key.c_str(), value.c_str()), kWhere, key);
-  }
-};
+struct XgbRanker::Booster : detail::Booster {};
 
 XgbRanker::XgbRanker(XgbOptions options, std::shared_ptr<Booster> booster)
     : options_(std::move(options)), booster_(std::move(booster)) {}

@@ -213,7 +213,7 @@ TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
   EXPECT_EQ(one_error_line("frobnicate", 2),
             "graphcost: error: graphcost: unknown command 'frobnicate' (valid: synth, inspect, "
             "pack, split, ingest, train, sweep, xgb, eval, predict, submit, score, noise, "
-            "report, tune)\n");
+            "report, tune, serve)\n");
   EXPECT_EQ(one_error_line("xgb bogus", 2),
             "graphcost: error: graphcost xgb: unknown command 'bogus' (valid: train)\n");
   EXPECT_EQ(one_error_line("inspect --bogus " + data(), 109),

@@ -35,6 +35,30 @@ TEST(ComparePaired, TiesAndTooFewUnits) {
   EXPECT_THROW(compare_paired({1, 2}, {1}), Error);
 }
 
+TEST(ComparePaired, StudentTIntervalByHand) {
+  // Differences 0.01, 0.03, 0.02, 0.04, 0.00: mean 0.02; squared deviations sum to 0.001, so
+  // the sample sd is sqrt(0.001 / 4) = 0.0158114 and the standard error 0.0158114 / sqrt(5) =
+  // 0.00707107; t(0.975, 4) = 2.776445 (tables), half width 0.0196324.
+  const PairedComparison p =
+      compare_paired({0.5, 0.5, 0.5, 0.5, 0.5}, {0.51, 0.53, 0.52, 0.54, 0.50});
+  EXPECT_EQ(p.units, 5);
+  EXPECT_NEAR(p.mean_difference, 0.02, 1e-12);
+  EXPECT_NEAR(p.standard_error, 0.00707107, 1e-8);
+  EXPECT_NEAR(p.interval_low, 0.0003676, 1e-6);
+  EXPECT_NEAR(p.interval_high, 0.0396324, 1e-6);
+  EXPECT_TRUE(p.excludes_zero());
+  // The same differences minus 0.001 each straddle zero: no detectable effect.
+  const PairedComparison q =
+      compare_paired({0.5, 0.5, 0.5, 0.5, 0.5}, {0.509, 0.529, 0.519, 0.539, 0.499});
+  EXPECT_NEAR(q.interval_low, -0.0006324, 1e-6);
+  EXPECT_FALSE(q.excludes_zero());
+  // Quantiles from tables: 12.706 (1), 2.571 (5), 2.045 (29).
+  EXPECT_NEAR(student_t_975(1), 12.7062, 1e-4);
+  EXPECT_NEAR(student_t_975(5), 2.5706, 1e-4);
+  EXPECT_NEAR(student_t_975(29), 2.0452, 1e-4);
+  EXPECT_TRUE(std::isnan(compare_paired({1.0}, {2.0}).interval_low));
+}
+
 TEST(RandomGroups, DisjointNearEqualAndSeeded) {
   const auto groups = random_groups(10, 3, 7);
   ASSERT_EQ(groups.size(), 3u);

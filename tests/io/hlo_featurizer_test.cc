@@ -199,6 +199,38 @@ TEST(HloFeaturizer, DanglingIdsAreErrors) {
   EXPECT_THROW(featurize_hlo_module(pb::HloModuleProto(), FeatureSet::Standard, "t"), Error);
 }
 
+TEST(HloFeaturizer, HugeValuesWrapInsteadOfOverflowing) {
+  // A crafted record: dimensions whose int64 sum and product overflow. They wrap as the
+  // reference's int64 arithmetic does (and, in C++, without signed overflow: the sanitizer
+  // build fails this test on the old code).
+  pb::HloModuleProto module;
+  auto* computation = module.add_computations();
+  computation->set_root_id(0);
+  auto* parameter = add_instruction(computation, 0, "parameter");
+  for (const int64_t d : {INT64_MAX, int64_t{1}, int64_t{2}}) {
+    parameter->mutable_shape()->add_dimensions(d);
+  }
+  const FeaturizedModule featurized = featurize_hlo_module(module, FeatureSet::Standard, "t");
+  const float* row = featurized.graph.node_features.data();
+  // Columns 21..26 hold the first six dimensions, 27 their sum, 28 their product.
+  // INT64_MAX + 1 + 2 wraps to INT64_MIN + 2; INT64_MAX * 2 wraps to -2.
+  EXPECT_EQ(row[27], static_cast<float>(INT64_MIN + 2));
+  EXPECT_EQ(row[28], -2.0f);
+  EXPECT_EQ(wrapping_sum(std::vector<int64_t>{INT64_MIN, -1}), INT64_MAX);
+  EXPECT_EQ(wrapping_product(std::vector<int64_t>{INT64_MIN, -1}), INT64_MIN);
+  EXPECT_EQ(wrapping_product(std::vector<int64_t>{}), 1);
+}
+
+TEST(HloFeaturizer, UnknownOpcodesAreCountedAndNamed) {
+  // two_computation_module has one instruction with an opcode the table does not know.
+  const FeaturizedModule featurized =
+      featurize_hlo_module(two_computation_module(), FeatureSet::Standard, "t");
+  EXPECT_EQ(featurized.unknown_opcodes, 1);
+  EXPECT_EQ(featurized.first_unknown_opcode, "not-an-opcode");
+  EXPECT_EQ(featurized.first_unknown_instruction, "not-an-opcode.11");
+  EXPECT_EQ(featurized.graph.opcodes[4], 0);
+}
+
 TEST(HloFeaturizer, FeatureSetNames) {
   EXPECT_EQ(parse_feature_set("standard"), FeatureSet::Standard);
   EXPECT_EQ(parse_feature_set("extended"), FeatureSet::Extended);

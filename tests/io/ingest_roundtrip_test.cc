@@ -1,6 +1,6 @@
 // Ingest then read back: a .pb tuning record written as .npz by io::write_tpugraphs_npz and
-// read by io::read_tpugraphs_npz gives the same arrays. Built only once the .npz reader and
-// writer (src/io/tpugraphs_npz.cc) are in the tree; see tests/io/CMakeLists.txt.
+// read by io::read_tpugraphs_npz gives the same arrays, in the library (layout, tile with the
+// extended features, uncompressed) and through `graphcost ingest` on the command line.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

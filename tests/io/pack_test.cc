@@ -70,6 +70,10 @@ std::vector<data::GraphRecord> make_records(data::ConfigKind kind) {
   records.push_back(make_record(rng, "alpha", kind, 40, 17, true));
   records.push_back(make_record(rng, "beta", kind, 7, 5, false));
   records.push_back(make_record(rng, "gamma", kind, 123, 33, true));
+  // Failed measurements and a known default configuration on alpha, a default alone on beta.
+  for (int64_t j = 0; j < 17; ++j) records[0].configs.failed.push_back(j % 5 == 2 ? 1 : 0);
+  records[0].configs.default_config = 3;
+  records[1].configs.default_config = 0;
   return records;
 }
 
@@ -119,6 +123,11 @@ void expect_round_trip(const PackCollection& pack, const std::vector<data::Graph
     } else {
       ASSERT_NE(v.layout, nullptr);
       EXPECT_EQ(std::vector<int8_t>(v.layout, v.layout + v.count * v.nodes * v.width), t.layout);
+    }
+    EXPECT_EQ(v.default_config, t.default_config);
+    EXPECT_EQ(v.failed != nullptr, !t.failed.empty());
+    if (v.failed != nullptr) {
+      EXPECT_EQ(std::vector<uint8_t>(v.failed, v.failed + v.count), t.failed);
     }
     EXPECT_EQ(v.has_runtimes(), !t.runtimes.empty());
     if (v.has_runtimes()) {
@@ -333,7 +342,7 @@ TEST(Pack, WrongMagicIsAnError) {
   EXPECT_THROW(PackCollection(temp_dir() + "/missing.gcpack"), Error);
 }
 
-TEST(Pack, FlippedConfigByteIsFoundByVerifyOnly) {
+TEST(Pack, FlippedConfigByteIsFoundWhenTheGraphIsFirstTouched) {
   const auto records = make_records(data::ConfigKind::Layout);
   const std::string path = write_records(temp_dir() + "/cfg.gcpack", layout_id(), records);
   std::string bytes = read_file(path);
@@ -347,17 +356,25 @@ TEST(Pack, FlippedConfigByteIsFoundByVerifyOnly) {
   write_plain(bad, bytes);
   // Opening does not read configuration blocks, and the other graphs stay readable.
   PackCollection pack(bad);
-  EXPECT_EQ(pack.graph(1).opcodes, records[1].graph.opcodes);
+  EXPECT_EQ(pack.graph(0).opcodes, records[0].graph.opcodes);
+  EXPECT_EQ(pack.configs(2).count, records[2].configs.count);
   EXPECT_NO_THROW(pack.verify(0));
   EXPECT_NO_THROW(pack.verify(2));
+  const std::string expected = bad + ": graph beta: configuration block checksum mismatch";
+  for (int touch = 0; touch < 2; ++touch) {  // through graph() and through configs()
+    try {
+      if (touch == 0) pack.graph(1);
+      if (touch == 1) pack.configs(1);
+      ADD_FAILURE() << "first touch missed a corrupted configuration block";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+    }
+  }
   try {
     pack.verify();
     ADD_FAILURE() << "verify() missed a corrupted configuration block";
   } catch (const Error& e) {
-    EXPECT_EQ(
-        std::string(e.what()).rfind(bad + ": graph beta: configuration block checksum mismatch", 0),
-        0u)
-        << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
   }
   EXPECT_THROW(verify_pack(bad), Error);
 }

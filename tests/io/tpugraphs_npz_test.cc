@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include "core/error.h"
@@ -195,6 +196,58 @@ TEST_F(TpuGraphsNpzTest, TileNormalisersMustBePositive) {
   expect_error([&] { read_tpugraphs_npz(file); },
                {file + ": config_runtime_normalizers: configuration 1 has normaliser 0 (must be "
                        "positive)"});
+}
+
+TEST_F(TpuGraphsNpzTest, NaNNormaliserIsNamedNotCastToAnInteger) {
+  // Float normalisers: a NaN, a negative one and one too large for int64 are reported as the
+  // values they are (the message once cast them to int64, undefined behaviour for NaN).
+  const std::vector<std::pair<float, std::string>> cases = {
+      {std::nanf(""), "nan"}, {-3.0f, "-3"}, {-1e30f, "-1e+30"}};
+  for (const auto& [bad, text] : cases) {
+    const std::string file = path("float_normaliser.npz");
+    write_tpugraphs_npz(file, tile_record(), {{300, 500}, {}}, false);
+    {
+      NpzReader reader(file);
+      NpzWriter writer(file, false);
+      for (const std::string& k : reader.keys()) writer.add(k, reader.read(k));
+      writer.add("config_runtime_normalizers", make_array(std::vector<float>{100, bad}, {2}));
+      writer.commit();
+    }
+    expect_error([&] { read_tpugraphs_npz(file); },
+                 {file + ": config_runtime_normalizers: configuration 1 has normaliser " + text +
+                  " (must be positive)"});
+  }
+}
+
+TEST_F(TpuGraphsNpzTest, FailedFlagsAndDefaultConfigurationRoundTrip) {
+  // graphcost's own keys, written by `split`: a record with failures keeps them.
+  data::GraphRecord original = tile_record();
+  original.configs.failed = {0, 1};
+  original.configs.default_config = 1;
+  const std::string file = path("with_failures.npz");
+  write_tpugraphs_npz(file, original, {{300, 500}, {100, 200}}, true);
+  EXPECT_EQ(NpzReader(file).read_header("config_failed").dtype, DType::UInt8);
+  data::GraphRecord back = read_tpugraphs_npz(file);
+  EXPECT_EQ(back.configs.failed, (std::vector<uint8_t>{0, 1}));
+  EXPECT_EQ(back.configs.default_config, 1);
+  // Without failures and default, neither key is written and the record reads as before.
+  write_tpugraphs_npz(file, tile_record(), {{300, 500}, {100, 200}}, true);
+  EXPECT_FALSE(NpzReader(file).has("config_failed"));
+  EXPECT_FALSE(NpzReader(file).has("default_config"));
+  back = read_tpugraphs_npz(file);
+  EXPECT_TRUE(back.configs.failed.empty());
+  EXPECT_EQ(back.configs.default_config, -1);
+}
+
+TEST_F(TpuGraphsNpzTest, BadFailedFlagsOrDefaultNameFileAndKey) {
+  std::string file = layout_with("config_failed", make_array(std::vector<uint8_t>{0, 2, 0}, {3}));
+  expect_error([&] { read_tpugraphs_npz(file); },
+               {file + ": config_failed: flag 2 is not 0 or 1"});
+  file = layout_with("config_failed", make_array(std::vector<uint8_t>{0, 1}, {2}));
+  expect_error([&] { read_tpugraphs_npz(file); }, {file + ": config_failed: ", "should be 3"});
+  file = layout_with("default_config", make_array(std::vector<int64_t>{3}, {1}));
+  expect_error([&] { read_tpugraphs_npz(file); },
+               {file + ": default_config: index 3 outside [-1, 3)"});
 }
 
 TEST_F(TpuGraphsNpzTest, LayoutValuesMustBeInt8) {

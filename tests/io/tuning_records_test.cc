@@ -307,6 +307,56 @@ TEST(TuningRecords, SmallLayoutRecord) {
       (std::vector<int8_t>{1, 0, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}));
 }
 
+TEST(TuningRecords, LayoutOfMoreThanSixDimensionsIsAnError) {
+  auto data = small_layout_record({{50, true, false}});
+  auto* tensor = data.mutable_runs(0)->mutable_module_config()->mutable_layout_config()
+                     ->mutable_nodes(0)->mutable_tensors(0);
+  for (int d = 2; d < 7; ++d) tensor->add_dims(d);  // 1, 0, 2, 3, 4, 5, 6: seven dimensions
+  expect_error(temp_file("seven.pb", data.SerializeAsString()),
+               "runs[0]: configurable node 0, tensor 0: a layout of 7 dimensions (the layout "
+               "features hold at most 6)");
+  // Six dimensions still fit.
+  data = small_layout_record({{50, true, false}});
+  tensor = data.mutable_runs(0)->mutable_module_config()->mutable_layout_config()
+               ->mutable_nodes(0)->mutable_tensors(0);
+  for (int d = 2; d < 6; ++d) tensor->add_dims(d);
+  const TuningFile file =
+      read_tuning_file(temp_file("six.pb", data.SerializeAsString()), FeatureSet::Standard);
+  EXPECT_EQ(layout_row(file.graphs[0].record.configs, 0, 0),
+            (std::vector<int8_t>{1, 0, 2, 3, 4, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}));
+}
+
+TEST(TuningRecords, UnknownOpcodesWarnOncePerFileOrAreRefused) {
+  auto data = small_layout_record({{50, true, false}});
+  auto* computation = data.mutable_module()->mutable_computations(0);
+  computation->mutable_instructions(0)->set_opcode("frobnicate");
+  computation->mutable_instructions(0)->set_name("frob.1");
+  computation->mutable_instructions(1)->set_opcode("frobnicate");
+  const std::string path = temp_file("unknown.pb", data.SerializeAsString());
+  ::testing::internal::CaptureStderr();
+  const TuningFile file = read_tuning_file(path, FeatureSet::Standard);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(file.unknown_opcodes, 2);
+  EXPECT_EQ(file.graphs[0].record.graph.opcodes[0], 0);
+  EXPECT_EQ(warnings, "graphcost: warning: " + path +
+                          ": 2 instruction(s) with opcodes the dataset does not know, e.g. "
+                          "'frobnicate' (instruction frob.1); they get opcode id 0 (--strict "
+                          "refuses them)\n");
+  try {
+    read_tuning_file(path, FeatureSet::Standard, UnknownOpcodes::Refuse);
+    FAIL() << "an unknown opcode was not refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path +
+                                         ": opcode 'frobnicate' (instruction frob.1) is not in "
+                                         "the dataset's opcode table");
+  }
+  // A file without unknown opcodes prints nothing.
+  ::testing::internal::CaptureStderr();
+  read_tuning_file(temp_file("known.pb", small_layout_record({{50, true, false}}).SerializeAsString()),
+                   FeatureSet::Standard);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+}
+
 TEST(TuningRecords, NoDefaultRunIsAnError) {
   // The only default run failed, so nothing can normalise the runtimes.
   const auto data = small_layout_record({{50, false, false}, {0, true, true}});

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "core/error.h"
+
 namespace graphcost::sweep {
 namespace {
 
@@ -66,6 +68,55 @@ TEST(SweepResults, SummaryGroupsByCombination) {
   const std::string html = to_html(s, "a <b>");
   EXPECT_NE(html.find("a &lt;b&gt;"), std::string::npos);
   EXPECT_NE(html.find("&quot;quoted&quot;"), std::string::npos);
+}
+
+TEST(SweepResults, PairedDifferenceAgainstABaselineRow) {
+  // Baseline c000 and variant c001 over seeds 0..4; the variant's seed 4 failed, and c002 has
+  // one seed. Differences by seed (c001 - c000): 0.01, 0.03, 0.02, 0.04 over seeds 0..3: mean
+  // 0.025, sample sd sqrt(0.0005 / 3) = 0.0129099, standard error 0.00645497, t(0.975, 3) =
+  // 3.182446, half width 0.0205426: [0.0044574, 0.0455426].
+  std::vector<Combination> combinations(3);
+  combinations[0].id = "c000";
+  combinations[0].name = "attention=false";
+  combinations[1].id = "c001";
+  combinations[1].name = "attention=true";
+  combinations[2].id = "c002";
+  combinations[2].name = "other";
+  const std::vector<double> base = {0.30, 0.20, 0.25, 0.40, 0.35};
+  const std::vector<double> diff = {0.01, 0.03, 0.02, 0.04};
+  std::vector<RunResult> results;
+  for (uint64_t seed = 0; seed < 5; ++seed) {
+    results.push_back({"c000", seed, true, false, 1, json{{"kendall_tau", base[seed]}}});
+    if (seed < 4) {
+      results.push_back(
+          {"c001", seed, true, false, 1, json{{"kendall_tau", base[seed] + diff[seed]}}});
+    } else {
+      results.push_back({"c001", seed, false, true, 1, json::object()});
+    }
+  }
+  results.push_back({"c002", 2, true, false, 1, json{{"kendall_tau", 0.26}}});
+  const Summary s = summarise(combinations, results, "attention=false");  // by name
+  EXPECT_EQ(s.baseline, "c000");
+  EXPECT_TRUE(s.rows[0].paired.empty());
+  ASSERT_EQ(s.rows[1].paired.size(), 1u);
+  const eval::PairedComparison& p = s.rows[1].paired[0];
+  EXPECT_EQ(p.units, 4);
+  EXPECT_NEAR(p.mean_difference, 0.025, 1e-12);
+  EXPECT_NEAR(p.interval_low, 0.0044574, 1e-6);
+  EXPECT_NEAR(p.interval_high, 0.0455426, 1e-6);
+  EXPECT_EQ(s.rows[2].paired[0].units, 1);
+  EXPECT_NEAR(s.rows[2].paired[0].mean_difference, 0.01, 1e-12);
+  const std::string markdown = to_markdown(s);
+  EXPECT_NE(markdown.find("| Δ kendall_tau |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| +0.0250 [+0.0045, +0.0455]* |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| +0.0100 (1 seed) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| baseline |"), std::string::npos) << markdown;
+  const std::string csv = to_csv(s);
+  EXPECT_NE(csv.find("kendall_tau_diff,kendall_tau_diff_low,kendall_tau_diff_high,kendall_tau_pairs"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find(",0.025,0.0044574,0.0455426,4,"), std::string::npos) << csv;
+  EXPECT_THROW(summarise(combinations, results, "c009"), Error);
 }
 
 }  // namespace

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# The Kernel Tuner held-out-device table of docs/xgboost.md by the project's protocol for quality
+# figures. For each kernel and each device D as the held-out target (the outer fold):
+#   1. selection, on the three training devices only: each candidate setting is trained on two of
+#      them and scored on the third, for each of the three choices of the third (inner
+#      leave-one-device-out, seed 0); the setting with the best mean inner tau is chosen, per
+#      method: XGBoost (XGB_CANDIDATES) and the default neural model (NEURAL_ITERATIONS);
+#   2. test, once: the chosen settings trained on all three training devices for SEEDS seeds
+#      (default 5) and scored on D.
+# Baseline: ranking D's configurations by another device's measured times, the mean over the
+# three training devices (bench/kt_other_device.py; no seed, no setting).
+# Per kernel and method: the test tau and top-1 / top-5 error averaged over the four held-out
+# devices, as mean ± sd over seeds, and the tau difference from the baseline paired by seed with
+# its 95% t interval. Prints `figure:` lines and a Markdown table.
+# usage: bench/kt_holdout_protocol.sh GRAPHCOST_BINARY [WORK_DIR]
+# environment: SEEDS (5), XGB_CANDIDATES ("name:rounds:depth:eta ..."), NEURAL_ITERATIONS
+#   ("300 1000"), KERNELS (every folder under ../shared/data/kernel_tuner), THREADS (1), QUICK=1
+#   (a smoke test of the mechanics: 2 seeds, tiny runs; its numbers mean nothing).
+set -euo pipefail
+. "$(dirname "$0")/skip.sh"
+bin=${1:?usage: kt_holdout_protocol.sh GRAPHCOST_BINARY [WORK_DIR]}
+work=${2:-$(mktemp -d)}
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$here/../../shared/data/kernel_tuner"
+py=/usr/bin/python3
+[ -d "$root" ] || { bench_skip kt_holdout_protocol "$root not present"; exit 0; }
+"$py" -c "import scipy, numpy" 2> /dev/null || { bench_skip kt_holdout_protocol "python3-scipy or python3-numpy missing"; exit 0; }
+threads=${THREADS:-1}
+if [ "${QUICK:-0}" = 1 ]; then
+  seeds=${SEEDS:-2}
+  xgb_candidates=${XGB_CANDIDATES:-"r10d6:10:6:0.3 r10d3:10:3:0.3"}
+  neural_candidates=${NEURAL_ITERATIONS:-"5 10"}
+else
+  seeds=${SEEDS:-5}
+  [ "$seeds" -ge 5 ] || { echo "kt_holdout_protocol: SEEDS must be at least 5 (QUICK=1 for a smoke test)" >&2; exit 1; }
+  xgb_candidates=${XGB_CANDIDATES:-"r200d6:200:6:0.3 r500d4:500:4:0.1 r1000d3:1000:3:0.05"}
+  neural_candidates=${NEURAL_ITERATIONS:-"300 1000"}
+fi
+mkdir -p "$work"
+results="$work/test.tsv"
+: > "$results"
+
+graph_metrics() {  # NAME < eval --json -> "tau top1 top5" of that graph
+  "$py" -c '
+import json, sys
+for g in json.load(sys.stdin)["graphs"]:
+    if g["name"] == sys.argv[1]:
+        f = lambda v: "nan" if v is None else "%.6f" % v
+        print(f(g.get("kendall_tau")), f(g["top1_error"]), f(g["top5_error"]))
+' "$1"
+}
+run() {  # LOG CMD...: quietly; on failure shows the log's tail and stops
+  local out=$1; shift
+  "$@" > "$out" 2>&1 || { tail -n 5 "$out" >&2; echo "kt_holdout_protocol: failed: $*" >&2; exit 1; }
+}
+# fit METHOD SETTING SEED OUT EXCLUDED...: trains on the kernel's caches less the excluded graphs.
+fit() {
+  local method=$1 setting=$2 seed=$3 out=$4; shift 4
+  local common=(--data "$kernel_dir" --collection tile:xla --threads "$threads" --seed "$seed" --out "$out")
+  for name in "$@"; do common+=(--exclude "$name"); done
+  if [ "$method" = xgboost ]; then
+    IFS=: read -r _ rounds depth eta <<< "$setting"
+    run "$out.log" "$bin" xgb train "${common[@]}" --rounds "$rounds" --max-depth "$depth" --eta "$eta" \
+      --subsample 0.8 --overwrite
+  else
+    rm -rf "$out"
+    run "$out.log" "$bin" train "${common[@]}" --valid-split "" --iterations "$setting" \
+      --graphs-per-batch 2 --slate-size 32 --loss listmle
+  fi
+}
+score() {  # RUN NAME -> "tau top1 top5" on that graph
+  "$bin" eval --model "$1" --data "$kernel_dir" --threads "$threads" --json 2> /dev/null | graph_metrics "$2"
+}
+
+kernels=(${KERNELS:-$(ls "$root")})
+for kernel in "${kernels[@]}"; do
+  kernel_dir="$root/$kernel/"
+  caches=("$kernel_dir"*.json.gz)
+  [ -e "${caches[0]}" ] || { bench_skip "kt_holdout_protocol_$kernel" "no caches in $kernel_dir"; continue; }
+  mapfile -t names < <("$bin" eval --baseline random --collection tile:xla --data "$kernel_dir" \
+    --max-configs 2 --json 2> /dev/null | "$py" -c 'import json,sys; [print(g["name"]) for g in json.load(sys.stdin)["graphs"]]')
+  device_of() { basename "$1" .json.gz; }
+  name_of() { for n in "${names[@]}"; do [[ "$n" == *"_$1"* ]] && echo "$n"; done; }
+  for held in "${caches[@]}"; do
+    device=$(device_of "$held")
+    held_name=$(name_of "$device")
+    [ -n "$held_name" ] || { bench_skip "kt_holdout_protocol_${kernel}_$device" "no graph named after $device"; continue; }
+    fold="$work/$kernel/$device"
+    mkdir -p "$fold"
+    training=()
+    for c in "${caches[@]}"; do [ "$c" = "$held" ] || training+=("$c"); done
+    # 1. Selection by inner leave-one-device-out over the training devices.
+    chosen=()
+    for method in xgboost neural; do
+      candidates=$xgb_candidates
+      [ "$method" = neural ] && candidates=$neural_candidates
+      best="" best_tau=""
+      for setting in $candidates; do
+        taus=()
+        for inner in "${training[@]}"; do
+          inner_name=$(name_of "$(device_of "$inner")")
+          out="$fold/select/$method-${setting%%:*}-$(device_of "$inner")"
+          mkdir -p "$(dirname "$out")"
+          fit "$method" "$setting" 0 "$out" "$held_name" "$inner_name"
+          taus+=("$(score "$out" "$inner_name" | awk '{print $1}')")
+        done
+        mean=$("$py" -c 'import sys; v = [float(x) for x in sys.argv[1:]]; print("%.6f" % (sum(v) / len(v)))' "${taus[@]}")
+        echo "$kernel $device select $method ${setting%%:*}: inner tau ${taus[*]} mean $mean" >&2
+        if [ -z "$best" ] || "$py" -c "import sys; sys.exit(0 if $mean > $best_tau else 1)"; then
+          best=$setting best_tau=$mean
+        fi
+      done
+      chosen+=("$method=$best")
+      # 2. The chosen setting on all three training devices, SEEDS seeds, scored once on D.
+      for ((s = 0; s < seeds; ++s)); do
+        out="$fold/test/$method-s$s"
+        mkdir -p "$(dirname "$out")"
+        fit "$method" "$best" "$s" "$out" "$held_name"
+        printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$device" "$method" "$s" "$(score "$out" "$held_name")" |
+          tr ' ' '\t' >> "$results"
+      done
+    done
+    echo "$kernel $device: chosen on the training devices: ${chosen[*]}" | tee -a "$work/chosen.txt" >&2
+    for reference in "${training[@]}"; do
+      metrics=$("$py" "$here/kt_other_device.py" "$reference" "$held" | "$py" -c '
+import json, sys; j = json.load(sys.stdin); print("%.6f %.6f %.6f" % (j["kendall_tau"], j["top1_error"], j["top5_error"]))')
+      printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$device" "device:$(device_of "$reference")" - "$metrics" |
+        tr ' ' '\t' >> "$results"
+    done
+  done
+done
+
+"$py" - "$results" <<'PY'
+import collections, statistics, sys
+from scipy import stats
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+# (kernel, method, seed) -> device -> metrics; the baseline: (kernel, device) -> mean over references
+model = collections.defaultdict(dict)
+reference = collections.defaultdict(list)
+for kernel, device, method, seed, tau, top1, top5 in rows:
+    values = [float(tau), float(top1), float(top5)]
+    if method.startswith("device:"):
+        reference[(kernel, device)].append(values)
+    else:
+        model[(kernel, method, int(seed))][device] = values
+mean = lambda v: sum(v) / len(v)
+print("| kernel | method | tau (mean ± sd over seeds) | top-1 error | top-5 error | tau minus other device, paired by seed (95% t) |")
+print("|---|---|---|---|---|---|")
+for kernel in sorted({k for k, _ in reference}):
+    devices = sorted(d for k, d in reference if k == kernel)
+    base = [mean([mean([r[i] for r in reference[(kernel, d)]]) for d in devices]) for i in range(3)]
+    print(f"| {kernel} | other device (mean of the three) | {base[0]:.4f} | {base[1]:.4f} | {base[2]:.4f} | baseline |")
+    print(f"figure: kt_protocol_{kernel}_other_device_tau: {base[0]:.4f} tau")
+    for method in ("xgboost", "neural"):
+        per_seed = [[mean([model[(kernel, method, s)][d][i] for d in devices]) for i in range(3)]
+                    for s in sorted(s for k, m, s in model if k == kernel and m == method)]
+        if not per_seed:
+            continue
+        cols = [(mean([p[i] for p in per_seed]), statistics.stdev([p[i] for p in per_seed]) if len(per_seed) > 1 else 0.0)
+                for i in range(3)]
+        diffs = [p[0] - base[0] for p in per_seed]
+        half = stats.t.ppf(0.975, len(diffs) - 1) * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
+        lo, hi = mean(diffs) - half, mean(diffs) + half
+        verdict = "effect" if lo > 0 or hi < 0 else "no detectable effect"
+        cells = " | ".join(f"{m:.4f} ± {sd:.4f}" for m, sd in cols)
+        print(f"| {kernel} | {method} | {cells} | {mean(diffs):+.4f} [{lo:+.4f}, {hi:+.4f}], {verdict} |")
+        print(f"figure: kt_protocol_{kernel}_{method}_tau: {cols[0][0]:.4f} ± {cols[0][1]:.4f} tau")
+        print(f"figure: kt_protocol_{kernel}_{method}_minus_other_device: {mean(diffs):+.4f} [{lo:+.4f}, {hi:+.4f}] tau")
+PY

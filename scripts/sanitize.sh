@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# AddressSanitizer + UndefinedBehaviorSanitizer build of the torch-free layers (core, io, data,
+# eval, sweep, xgb, tune) and their tests, at -O1 with asserts on (tests/sanitize/CMakeLists.txt).
+# Run by .ci/run after `make test`. Any sanitizer report fails the run.
+#   scripts/sanitize.sh [GTEST_FILTER]     e.g. scripts/sanitize.sh 'Pack*'
+# Environment: SANITIZE_BUILD_DIR (default build-sanitize), JOBS (default: all cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${SANITIZE_BUILD_DIR:-build-sanitize}
+jobs=${JOBS:-$(nproc)}
+launcher=()
+if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+start=$(date +%s)
+cmake -S tests/sanitize -B "$build_dir" "${launcher[@]}" > /dev/null
+cmake --build "$build_dir" -j "$jobs"
+built=$(date +%s)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+"$build_dir/graphcost_sanitize_tests" --gtest_brief=1 ${1:+--gtest_filter="$1"}
+echo "sanitize: build $((built - start)) s, tests $(($(date +%s) - built)) s"

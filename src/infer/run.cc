@@ -1,0 +1,93 @@
+// Opening trained run folders: config.json through run/run_config.h, then the model file its
+// model type names.
+#include <filesystem>
+
+#include "core/error.h"
+#include "data/prune.h"
+#include "infer/scoring.h"
+
+namespace graphcost::infer {
+
+namespace fs = std::filesystem;
+
+Run load_run(const std::string& run_dir) {
+  const run::RunConfig config = run::load_run_config(run_dir);
+  Run run;
+  run.collection = config.collection;
+  run.prune_hops = config.prune_hops;
+  run.prune_seeds = config.prune_seeds;
+  run.slate_size = config.slate_size;
+  if (config.model_type == run::ModelType::XGBoost) {
+    const std::string config_path = (fs::path(run_dir) / "config.json").string();
+    xgb::XgbOptions options;
+    check_data(config.options.contains("xgboost"), config_path, "xgboost", "missing");
+    try {
+      xgb::from_json(config.options["xgboost"], options);
+    } catch (const Error& e) {
+      throw Error(config_path, "", e.what());
+    }
+    const std::string model_path = (fs::path(run_dir) / "model.xgb").string();
+    run.xgb = std::make_shared<const xgb::XgbRanker>(xgb::XgbRanker::load(model_path, options));
+    return run;
+  }
+  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
+  if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
+  run.ranker = model::load_model(model_path);
+  return run;
+}
+
+model::Ranker load_neural_model(const std::string& path) {
+  if (!fs::is_directory(path)) return model::load_model(path);
+  const run::RunConfig config = run::load_run_config(path);
+  check_data(config.model_type == run::ModelType::Gnn, path, "model_type",
+             "an XGBoost run; a neural run (model.pt) is needed here");
+  return model::load_model((fs::path(path) / "model.pt").string());
+}
+
+std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection) {
+  std::vector<Run> runs;
+  std::string first_dir;
+  collection.clear();
+  for (const std::string& dir : run_dirs) {
+    runs.push_back(load_run(dir));
+    const std::string& c = runs.back().collection;
+    if (c.empty()) continue;
+    if (collection.empty()) {
+      collection = c;
+      first_dir = dir;
+    } else if (c != collection) {
+      throw Error(dir, "collection", "trained on " + c + " but " + first_dir + " on " + collection +
+                                         " (an ensemble needs one collection)");
+    }
+  }
+  return runs;
+}
+
+void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+                     const data::CollectionId& id) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    if (runs[r].collection.empty()) continue;
+    const data::CollectionId trained = data::CollectionId::parse(runs[r].collection);
+    check_data(trained.kind == id.kind, run_dirs[r], "",
+               "trained on " + trained.str() + ", but collection " + id.str() +
+                   " was asked: its configurations are of another kind");
+  }
+}
+
+void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+                       int prune_hops, data::LoadOptions& load) {
+  if (runs.empty()) {  // a baseline: only an explicit --prune applies
+    if (prune_hops != kRunPruning) load.prune_hops = prune_hops;
+    return;
+  }
+  for (size_t r = 1; r < runs.size(); ++r) {
+    check_data(runs[r].prune_hops == runs[0].prune_hops &&
+                   runs[r].prune_seeds == runs[0].prune_seeds,
+               run_dirs[r], "prune_hops",
+               "pruned differently from " + run_dirs[0] + " (an ensemble scores one pruned copy)");
+  }
+  load.prune_hops = prune_hops == kRunPruning ? runs[0].prune_hops : prune_hops;
+  load.prune_seed_opcodes = data::parse_prune_seeds(runs[0].prune_seeds);
+}
+
+}  // namespace graphcost::infer

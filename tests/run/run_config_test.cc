@@ -1,0 +1,121 @@
+#include "run/run_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+
+namespace graphcost::run {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = (fs::temp_directory_path() /
+            ("graphcost_run_" + std::to_string(::getpid()) + "_" + info->name()))
+               .string();
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  void write(const std::string& text) { std::ofstream(dir_ + "/config.json") << text; }
+  // The one-line message load_run_config throws, or "" when it loads.
+  std::string load_error() {
+    try {
+      load_run_config(dir_);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  }
+  std::string dir_;
+};
+
+TEST_F(RunConfigTest, WrittenRunLoadsWithVersionTypeAndDataOptions) {
+  write_run_config(dir_, ModelType::XGBoost,
+                   {{"collection", "tile:xla"},
+                    {"exclude", {"a", "b"}},
+                    {"skip_invalid", true},
+                    {"prune_hops", 2},
+                    {"xgboost", {{"rounds", 3}}}});
+  const nlohmann::json written = nlohmann::json::parse(read_file(dir_ + "/config.json"));
+  EXPECT_EQ(written["format_version"], kRunFormatVersion);
+  EXPECT_EQ(written["model_type"], "xgboost");
+  const RunConfig run = load_run_config(dir_);
+  EXPECT_EQ(run.format_version, kRunFormatVersion);
+  EXPECT_EQ(run.model_type, ModelType::XGBoost);
+  EXPECT_EQ(run.collection, "tile:xla");
+  EXPECT_EQ(run.exclude, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(run.skip_invalid);
+  EXPECT_EQ(run.prune_hops, 2);
+  EXPECT_EQ(run.prune_seeds, "all");
+  EXPECT_EQ(run.slate_size, 0);
+  EXPECT_EQ(run.options["xgboost"]["rounds"], 3);
+}
+
+TEST_F(RunConfigTest, UnversionedRunsOfBothTypesStillLoad) {
+  write(R"({"collection": "layout:xla:random", "slate_size": 8, "prune_hops": 1,
+            "prune_seeds": "conv-dot-reshape", "model": {}})");
+  RunConfig run = load_run_config(dir_);
+  EXPECT_EQ(run.format_version, 0);
+  EXPECT_EQ(run.model_type, ModelType::Gnn);
+  EXPECT_EQ(run.slate_size, 8);
+  EXPECT_EQ(run.prune_seeds, "conv-dot-reshape");
+  write(R"({"model_type": "xgboost", "collection": "tile:xla", "xgboost": {}})");
+  run = load_run_config(dir_);
+  EXPECT_EQ(run.format_version, 0);
+  EXPECT_EQ(run.model_type, ModelType::XGBoost);
+}
+
+TEST_F(RunConfigTest, MissingFileIsAnOldRunWithoutOptions) {
+  const RunConfig run = load_run_config(dir_);
+  EXPECT_EQ(run.format_version, 0);
+  EXPECT_EQ(run.model_type, ModelType::Gnn);
+  EXPECT_EQ(run.collection, "");
+}
+
+TEST_F(RunConfigTest, NewerFormatsAndUnknownTypesAreRefusedWithHowToRetrain) {
+  const std::string path = dir_ + "/config.json";
+  write(R"({"format_version": 2, "model_type": "gnn"})");
+  EXPECT_EQ(load_error(), path + ": format_version: format 2 is newer than this graphcost reads (1): "
+                                 "retrain it with this graphcost (`graphcost train`, or `graphcost "
+                                 "xgb train` for an XGBoost run) or read it with the graphcost "
+                                 "that wrote it");
+  write(R"({"format_version": 1, "model_type": "lightgbm"})");
+  EXPECT_EQ(load_error().rfind(path + ": model_type: unknown model type \"lightgbm\" (known: gnn, "
+                                      "xgboost): retrain it",
+                               0),
+            0u);
+  write(R"({"format_version": "1"})");
+  EXPECT_EQ(load_error(), path + ": format_version: expected an integer");
+  write(R"({"exclude": "a"})");
+  EXPECT_EQ(load_error(), path + ": exclude: expected an array of strings");
+  write(R"({"skip_invalid": 1})");
+  EXPECT_EQ(load_error(), path + ": skip_invalid: expected true or false");
+  write(R"({"collection": )");
+  EXPECT_EQ(load_error().rfind(path + ": not valid JSON (truncated or damaged?)", 0), 0u);
+}
+
+TEST(RunHeader, StrippedFromOptionsAndCheckedAgainstTheReader) {
+  const nlohmann::json body = strip_run_header(
+      {{"format_version", 1}, {"model_type", "gnn"}, {"lr", 0.1}}, ModelType::Gnn, "train options");
+  EXPECT_EQ(body, nlohmann::json({{"lr", 0.1}}));
+  EXPECT_EQ(strip_run_header({{"lr", 0.1}}, ModelType::Gnn, "x"), nlohmann::json({{"lr", 0.1}}));
+  try {
+    strip_run_header({{"model_type", "xgboost"}}, ModelType::Gnn, "train options");
+    FAIL() << "an XGBoost run's options read as GNN options";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "train options: model_type: xgboost run options, but these are read as gnn options");
+  }
+}
+
+}  // namespace
+}  // namespace graphcost::run

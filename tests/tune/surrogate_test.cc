@@ -1,0 +1,159 @@
+// The pieces of the bo strategy: feature rows, the bagged ensemble and its calibration,
+// expected improvement, the device table and the transfer prior.
+#include "tune/surrogate.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/random.h"
+#include "eval/metrics.h"
+#include "test_space.h"
+#include "tune/device_table.h"
+#include "tune/transfer.h"
+
+namespace graphcost::tune {
+namespace {
+
+TEST(Surrogate, ParameterRowsUseValuesAndMapByName) {
+  const data::GraphRecord r = testing::small_tune_record();
+  const SearchSpace s = make_search_space("toy", r.configs.view(), testing::small_tune_layout());
+  const std::vector<float> rows = parameter_rows(s, s);
+  ASSERT_EQ(rows.size(), 24u);
+  // Configuration 7 is x = 4 (level 2), y = 1: the values themselves.
+  EXPECT_FLOAT_EQ(rows[7 * 2], 4.0f);
+  EXPECT_FLOAT_EQ(rows[7 * 2 + 1], 1.0f);
+  // A reference with the parameters swapped and one unknown: mapped by name, NaN where absent.
+  SearchSpace reference = s;
+  std::swap(reference.parameters[0], reference.parameters[1]);
+  reference.parameters.push_back({"z", {"a", "b"}, false});
+  const std::vector<float> mapped = parameter_rows(s, reference);
+  ASSERT_EQ(mapped.size(), 36u);
+  EXPECT_FLOAT_EQ(mapped[7 * 3], 1.0f);
+  EXPECT_FLOAT_EQ(mapped[7 * 3 + 1], 4.0f);
+  EXPECT_TRUE(std::isnan(mapped[7 * 3 + 2]));
+}
+
+TEST(Surrogate, ExpectedImprovementAndCoverage) {
+  // EI(mean = best) = std * pdf(0); a sure improvement is the gain; no spread, no gain: 0.
+  EXPECT_NEAR(expected_improvement(1.0, 2.0, 1.0), 2.0 / std::sqrt(2.0 * M_PI), 1e-12);
+  EXPECT_DOUBLE_EQ(expected_improvement(0.5, 0.0, 1.0), 0.5);
+  EXPECT_DOUBLE_EQ(expected_improvement(1.5, 0.0, 1.0), 0.0);
+  // mean 0 std 1, z = 1: truths 0.5, -1, 2, 1 -> 0.5, -1 and 1 inside.
+  EXPECT_DOUBLE_EQ(interval_coverage({0, 0, 0, 0}, {1, 1, 1, 1}, {0.5, -1, 2, 1}, 1.0), 0.75);
+}
+
+TEST(Surrogate, BaggedTreesFitAndTheirIntervalsCoverNoisyTruth) {
+  // y = x0 + noise (sd 0.3) on 400 points; on 400 new points the calibrated 90% interval of
+  // the mean must hold about 90% of the truths (the raw spread of bagged trees holds fewer).
+  Random rng(3);
+  auto sample = [&](int n, std::vector<float>* rows, std::vector<float>* y) {
+    for (int i = 0; i < n; ++i) {
+      const float x0 = static_cast<float>(rng.uniform() * 4), x1 = static_cast<float>(rng.uniform());
+      rows->insert(rows->end(), {x0, x1});
+      const double u1 = std::max(1e-12, rng.uniform()), u2 = rng.uniform();
+      y->push_back(x0 + 0.3f * static_cast<float>(std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2)));
+    }
+  };
+  std::vector<float> train_rows, train_y, test_rows, test_y;
+  sample(400, &train_rows, &train_y);
+  sample(400, &test_rows, &test_y);
+  EnsembleOptions o;
+  o.members = 8;
+  o.calibrate = true;
+  BaggedTrees calibrated;
+  calibrated.fit(train_rows, 2, train_y, o, 1);
+  o.calibrate = false;
+  BaggedTrees raw;
+  raw.fit(train_rows, 2, train_y, o, 1);
+  EXPECT_DOUBLE_EQ(raw.spread_scale(), 1.0);
+  EXPECT_GT(calibrated.spread_scale(), 1.0);
+  std::vector<double> mean, sd, raw_mean, raw_sd;
+  calibrated.predict(test_rows, &mean, &sd);
+  raw.predict(test_rows, &raw_mean, &raw_sd);
+  const std::vector<double> truth(test_y.begin(), test_y.end());
+  std::vector<double> x0;
+  for (size_t i = 0; i < test_y.size(); ++i) x0.push_back(test_rows[2 * i]);
+  // The mean follows x0 closely.
+  EXPECT_GT(eval::kendall_tau(mean, x0), 0.85);
+  const double covered = interval_coverage(mean, sd, truth, 1.645);
+  EXPECT_GT(covered, interval_coverage(raw_mean, raw_sd, truth, 1.645));
+  EXPECT_GT(covered, 0.6);
+  EXPECT_THROW(raw.fit({1.0f}, 1, {1.0f}, o, 1), Error);
+}
+
+TEST(DeviceTable, FindsTheSharedGpusByTheirKernelTunerNames) {
+  const DeviceTable t = DeviceTable::builtin();
+  const DeviceProperties* a100 = t.find("convolution_kernel_NVIDIA_A100-PCIE-40GB");
+  ASSERT_NE(a100, nullptr);
+  EXPECT_EQ(a100->name, "NVIDIA A100-PCIE-40GB");
+  EXPECT_DOUBLE_EQ(a100->memory_bandwidth_gbs, 1555);
+  const DeviceProperties* w6600 = t.find("AMD Radeon PRO W6600");
+  ASSERT_NE(w6600, nullptr);
+  EXPECT_EQ(w6600->vendor, "AMD");
+  EXPECT_DOUBLE_EQ(w6600->compute_units, 28);
+  ASSERT_NE(t.find("dedispersion_kernel_NVIDIA_RTX_A4000"), nullptr);
+  ASSERT_NE(t.find("NVIDIA RTX A6000"), nullptr);
+  EXPECT_EQ(t.find("NVIDIA H100"), nullptr);
+  const std::vector<float> unknown = device_features(nullptr);
+  ASSERT_EQ(unknown.size(), static_cast<size_t>(kDeviceFeatureCount));
+  EXPECT_TRUE(std::isnan(unknown[0]));
+  EXPECT_EQ(device_features(a100)[0], 1.0f);
+  EXPECT_EQ(device_features(w6600)[0], 0.0f);
+}
+
+TEST(DeviceTable, UsersExtendAndReplaceEntriesAndBadFilesAreErrors) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("graphcost_devices_" + std::to_string(::getpid()) + ".json"))
+                               .string();
+  write_file_atomically(path, R"({"devices": [
+    {"name": "NVIDIA H100 PCIe", "vendor": "NVIDIA", "memory_bandwidth_gbs": 2000,
+     "compute_units": 114, "boost_clock_mhz": 1755, "l2_cache_mb": 50,
+     "shared_memory_per_unit_kb": 228, "fp32_tflops": 51},
+    {"name": "NVIDIA RTX A4000", "vendor": "NVIDIA", "memory_bandwidth_gbs": 1,
+     "compute_units": 2, "boost_clock_mhz": 3, "l2_cache_mb": 4,
+     "shared_memory_per_unit_kb": 5, "fp32_tflops": 6}]})");
+  DeviceTable t = DeviceTable::builtin();
+  const size_t before = t.devices().size();
+  t.extend_from_file(path);
+  EXPECT_EQ(t.devices().size(), before + 1);
+  ASSERT_NE(t.find("kernel_NVIDIA_H100_PCIe"), nullptr);
+  EXPECT_DOUBLE_EQ(t.find("NVIDIA RTX A4000")->memory_bandwidth_gbs, 1);
+  write_file_atomically(path, R"({"devices": [{"name": "X", "compute_units": "many"}]})");
+  try {
+    t.extend_from_file(path);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("X.memory_bandwidth_gbs"), std::string::npos) << e.what();
+  }
+  write_file_atomically(path, "{");
+  EXPECT_THROW(t.extend_from_file(path), Error);
+  std::filesystem::remove(path);
+}
+
+TEST(Transfer, PriorRanksTheTargetLikeTheSourceAndPredictsItsFailures) {
+  // Source: time = 10 + |log2 x - 2| + y as the target, failures at y = 2, x in {1, 8}; the
+  // prior ranks the target's successes in the same order and flags the same failures.
+  const data::GraphRecord r = testing::small_tune_record();
+  const SearchSpace target = make_search_space("toy", r.configs.view(), testing::small_tune_layout());
+  const TransferPrior prior = fit_transfer_prior({PriorSpace{target, false, {}}}, target, nullptr,
+                                                 {"reg:squarederror", 50, 3, 0.3, 1, 1, 0, 0, 1});
+  std::vector<double> cost, truth;
+  for (int64_t j = 0; j < target.count; ++j) {
+    if (target.failed[j]) {
+      EXPECT_GT(prior.failure_probability[j], 0.5) << j;
+      continue;
+    }
+    EXPECT_LT(prior.failure_probability[j], 0.5) << j;
+    cost.push_back(prior.cost[j]);
+    truth.push_back(target.runtimes[j]);
+  }
+  EXPECT_GT(eval::kendall_tau(cost, truth), 0.8);
+}
+
+}  // namespace
+}  // namespace graphcost::tune
