@@ -50,6 +50,9 @@ def main():
     parser.add_argument("--budget", type=int, default=200)
     parser.add_argument("--strategy", default="model", help="graphcost's strategy to compare")
     parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--prior", action="store_true",
+                        help="also the strategy with a prior from the kernel's other caches "
+                             "(strategy option pretrained: the cache's folder, itself left out)")
     args = parser.parse_args()
     if not args.caches:
         print("no Kernel Tuner caches found (../shared/data/kernel_tuner): nothing to replay")
@@ -61,13 +64,16 @@ def main():
         name = f"{os.path.basename(os.path.dirname(path))}_{cache['device_name'].split()[-1]}"
         name = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
         rows = {}
-        for label in ("random_sample", args.strategy):
+        labels = ["random_sample", args.strategy] + ([args.strategy + "_prior"] if args.prior else [])
+        for label in labels:
             reached = {t: [] for t in THRESHOLDS}
             start = time.perf_counter()
             for seed in range(args.seeds):
                 np.random.seed(seed)  # Kernel Tuner's strategies draw from numpy's generator
+                prior = ({"pretrained": os.path.dirname(path), "device": cache["device_name"]}
+                         if label.endswith("_prior") else {})
                 strategy = ("random_sample" if label == "random_sample"
-                            else gkt.Strategy(args.strategy, batch=args.batch, seed=seed))
+                            else gkt.Strategy(args.strategy, batch=args.batch, seed=seed, **prior))
                 results, _ = kernel_tuner.tune_cache(path, strategy=strategy,
                                                      strategy_options={"max_fevals": args.budget})
                 for t, n in reach(results, optimum, args.budget).items():

@@ -143,7 +143,7 @@ def train_defaults():
 
 
 def train(data=None, collection=None, out=None, *, resume=False, overwrite=False,
-          skip_invalid=False, exclude=(), progress=None, **options):
+          progress=None, **options):
     """Trains a model as `graphcost train` does and writes the run folder `out`.
 
     options: any key of config.json (train_defaults() lists them with their defaults), model
@@ -164,5 +164,4 @@ def train(data=None, collection=None, out=None, *, resume=False, overwrite=False
         text = _json.dumps(given)
     except TypeError as e:
         raise Error(f"train: options: {e}") from None
-    return _core._train(text, _os.fspath(out), resume, overwrite, skip_invalid,
-                        [str(e) for e in exclude], progress)
+    return _core._train(text, _os.fspath(out), resume, overwrite, progress)

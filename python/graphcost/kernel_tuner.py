@@ -10,9 +10,10 @@ a Strategy instance:
                              strategy_options={"max_fevals": 200, "strategy": "model"})
     kernel_tuner.tune_kernel(..., strategy=graphcost.kernel_tuner.Strategy("model", batch=10))
 
-The search is graphcost's (src/tune, the campaign loop of `graphcost tune`): by default the
-model-guided search, a small ranker trained on what has been measured, proposing the
-configurations with the lowest lower confidence bound. Every measurement goes through Kernel
+The search is graphcost's (src/tune, the campaign loop of `graphcost tune`): by default "model",
+graphcost's model-guided search (bagged gradient-boosted trees fitted to what has been measured,
+proposing by expected improvement; optionally with a prior trained on other devices' caches of
+the same kernel, strategy option pretrained=PATH); "neural" is a small ranker with MC dropout. Every measurement goes through Kernel
 Tuner's CostFunc and runner, so its cache, budget (max_fevals) and time limit apply; when either
 is spent Kernel Tuner raises StopCriterionReached, which ends the search, and tune returns the
 CostFunc's results as Kernel Tuner's strategies do.
@@ -89,12 +90,15 @@ def _time_of(cost):
 
 class Strategy:
     """A Kernel Tuner strategy running graphcost's search `strategy` (graphcost._core.strategies:
-    "model" (default), "genetic", "random", and any later one) with `batch` configurations
-    proposed per round. seed: the search's seed (None: drawn from numpy's global generator, which
-    Kernel Tuner's own strategies use). options: the strategy's options, as `graphcost tune`'s
-    flags (model: initial, hidden, dropout, train_steps, lr, slate_size, mc_samples, kappa,
-    pretrained; genetic: population, tournament, mutation). strategy_options given to Kernel
-    Tuner override these, keyed the same."""
+    "model" (default; the same as "bo"), "genetic", "random", "neural") with `batch`
+    configurations proposed per round. seed: the search's seed (None: drawn from numpy's global
+    generator, which Kernel Tuner's own strategies use). options: the strategy's options, as
+    `graphcost tune`'s flags without dashes (model/bo: initial, members, rounds, max_depth,
+    calibrate, parents, crossovers, random_candidates, explore, threads, pretrained (a Kernel
+    Tuner cache or folder of the kernel on other devices), devices, device (the target device's
+    name; default: Kernel Tuner's), split; neural: initial, hidden, dropout, train_steps, lr,
+    slate_size, mc_samples, kappa, pretrained (a run folder); genetic: population, tournament,
+    mutation). strategy_options given to Kernel Tuner override these, keyed the same."""
 
     def __init__(self, strategy="model", batch=10, seed=None, node_feat=None, **options):
         self.settings = dict(strategy=strategy, batch=batch, seed=seed, node_feat=node_feat)
@@ -114,6 +118,14 @@ class Strategy:
         seed = settings["seed"]
         if seed is None:
             seed = int(np.random.randint(0, 2**31 - 1))
+        if options.get("pretrained") and settings["strategy"] in ("model", "bo") \
+                and "device" not in options:
+            # The prior leaves the target's own device out of the sources and looks up its
+            # properties by this name.
+            device = getattr(getattr(runner, "dev", None), "name", None) \
+                or tuning_options.get("device_name")
+            if device:
+                options["device"] = str(device)
         configs = list(searchspace.list)
         features, levels, names, labels, ordered = encode_space(searchspace.tune_params, configs)
         budget = len(configs)

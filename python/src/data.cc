@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "data/validate.h"
+#include "io/array_archive.h"
 #include "io/tpugraphs_npz.h"
 #include "python/src/bindings.h"
 
@@ -103,19 +104,21 @@ std::shared_ptr<PyCollection> open(const std::string& path, const py::object& co
 // check a file; configuration indices are kept (no duplicates merged).
 PyGraph graph_from_arrays(const std::string& name, const py::dict& arrays,
                           const py::object& collection) {
-  std::map<std::string, io::NpyArray> npy;
+  io::ArrayMap archive(name);
   for (const auto& [key, value] : arrays) {
     if (value.is_none()) continue;
     const std::string k = py::str(key).cast<std::string>();
-    npy.emplace(k, npy_from_numpy(value, name, k));
+    archive.add(k, npy_from_numpy(value, name, k));
   }
   auto out = std::make_shared<PyCollection>();
+  out->load.merge_duplicates = false;
   data::GraphRecord record;
   {
     py::gil_scoped_release release;
-    record = io::read_tpugraphs_arrays(name, npy);
+    // As a file is read (serve reads a request's arrays the same way).
+    record = io::read_tpugraphs_record(archive);
     record.source = name;
-    data::validate_record(record);
+    data::prepare_record(record, out->load);
   }
   data::CollectionId id;
   if (auto named = none_or_string(collection)) {
@@ -132,7 +135,6 @@ PyGraph graph_from_arrays(const std::string& name, const py::dict& arrays,
   records.push_back(std::move(record));
   out->collection = std::make_unique<data::MemoryCollection>(id, "", std::move(records));
   out->id = id;
-  out->load.merge_duplicates = false;
   return PyGraph{out, 0};
 }
 

@@ -1,15 +1,17 @@
 // Trained runs from Python: graphcost.load (a neural or XGBoost run, or several as an ensemble),
-// scoring through the same API predict and eval use (cli/scoring.h: load_runs, check_runs_kind,
-// apply_run_pruning, score_collection), and the field's metrics.
+// scoring through the inference layer predict and eval use (infer/scoring.h: load_runs,
+// check_runs_kind, apply_run_pruning, score_collection, score_graph), and the field's metrics.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <pybind11/stl.h>
 
-#include "cli/scoring.h"
 #include "core/error.h"
 #include "data/prune.h"
+#include "data/validate.h"
 #include "eval/ensemble.h"
 #include "eval/metrics.h"
 #include "eval/summary.h"
+#include "infer/scoring.h"
 #include "model/threads.h"
 #include "python/src/bindings.h"
 
@@ -20,7 +22,7 @@ namespace {
 // One or several runs, loaded as eval and predict load them.
 struct PyModel {
   std::vector<std::string> run_dirs;
-  std::vector<cli::Run> runs;
+  std::vector<infer::Run> runs;
   std::string collection;  // what the runs were trained on ("" when unknown)
   std::string ensemble = "mean";
 };
@@ -30,24 +32,8 @@ struct ScoreOptions {
   uint64_t seed = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;
-  int64_t anchors = cli::kAutoAnchors;
+  int64_t anchors = infer::kAutoAnchors;
   int threads = 0;
-};
-
-// Graph g of another collection, seen as a collection of one: no copy.
-class OneGraph : public data::Collection {
- public:
-  OneGraph(const data::Collection& base, int64_t g) : base_(base), g_(g) {}
-  const data::CollectionId& id() const override { return base_.id(); }
-  const std::string& split() const override { return base_.split(); }
-  int64_t size() const override { return 1; }
-  const data::Graph& graph(int64_t) const override { return base_.graph(g_); }
-  data::ConfigView configs(int64_t) const override { return base_.configs(g_); }
-  const std::string& source(int64_t) const override { return base_.source(g_); }
-
- private:
-  const data::Collection& base_;
-  int64_t g_;
 };
 
 std::shared_ptr<PyModel> load(const py::object& run_dirs, const std::string& ensemble) {
@@ -60,14 +46,14 @@ std::shared_ptr<PyModel> load(const py::object& run_dirs, const std::string& ens
   check_data(!out->run_dirs.empty(), "load", "run_dir", "no run folder given");
   out->ensemble = ensemble;
   py::gil_scoped_release release;
-  out->runs = cli::load_runs(out->run_dirs, out->collection);
+  out->runs = infer::load_runs(out->run_dirs, out->collection);
   if (out->runs.size() > 1) eval::check_ensemble_method(ensemble);
   return out;
 }
 
-cli::Scorer make_scorer(PyModel& model, const ScoreOptions& o) {
-  cli::Scorer scorer;
-  for (cli::Run& run : model.runs) scorer.runs.push_back(&run);
+infer::Scorer make_scorer(PyModel& model, const ScoreOptions& o) {
+  infer::Scorer scorer;
+  for (infer::Run& run : model.runs) scorer.runs.push_back(&run);
   scorer.ensemble = model.ensemble;
   scorer.mc_samples = o.mc_samples;
   scorer.seed = o.seed;
@@ -80,29 +66,15 @@ cli::Scorer make_scorer(PyModel& model, const ScoreOptions& o) {
 // The pruning the runs need (predict's), as load options.
 data::LoadOptions run_load_options(const PyModel& model, const data::LoadOptions& opened) {
   data::LoadOptions load = opened;
-  cli::apply_run_pruning(model.runs, model.run_dirs, cli::kRunPruning, load);
+  infer::apply_run_pruning(model.runs, model.run_dirs, infer::kRunPruning, load);
   return load;
 }
 
-// Configurations given with a graph: indices (a 1-D integer array) select some of its own; a
-// feature array (tile (c, w), layout (c, nc, w)) replaces them. The runtimes go with indices only.
-void apply_configs(data::GraphRecord& record, const py::object& configs) {
-  const std::string where = record.graph.name;
-  const io::NpyArray a = npy_from_numpy(configs, where, "configs");
+// A feature array given as a graph's configurations (tile (c, w), layout (c, nc, w)) replaces
+// them, runtimes dropped.
+void replace_configs(data::GraphRecord& record, const io::NpyArray& a) {
+  const std::string& where = record.graph.name;
   data::ConfigTable& t = record.configs;
-  if (a.shape.size() == 1) {
-    check_data(io::dtype_is_integer(a.dtype) && a.dtype != io::DType::Bool, where, "configs",
-               "a 1-D configs array holds configuration indices: expected an integer dtype, got " +
-                   io::dtype_name(a.dtype));
-    const std::vector<int64_t> keep = a.to_vector<int64_t>(where + ": configs");
-    for (int64_t j : keep) {
-      check_data(j >= 0 && j < t.count, where, "configs",
-                 "configuration index " + std::to_string(j) + " outside [0, " +
-                     std::to_string(t.count) + ")");
-    }
-    t.select(keep);
-    return;
-  }
   const bool tile = t.kind == data::ConfigKind::Tile;
   const size_t rank = tile ? 2 : 3;
   const int64_t width_axis = tile ? 1 : 2;
@@ -123,76 +95,108 @@ void apply_configs(data::GraphRecord& record, const py::object& configs) {
   } else {
     t.layout = a.to_vector<int8_t>(where + ": configs");
   }
+  data::validate_record(record);
 }
 
-// Scores every graph of c with the model (predict's path), each graph's scores a numpy array;
-// spreads too with MC dropout when asked.
+// Configuration indices (a 1-D integer array) of a graph of count configurations.
+std::vector<int64_t> config_indices(const io::NpyArray& a, const std::string& where,
+                                    int64_t count) {
+  check_data(io::dtype_is_integer(a.dtype) && a.dtype != io::DType::Bool, where, "configs",
+             "a 1-D configs array holds configuration indices: expected an integer dtype, got " +
+                 io::dtype_name(a.dtype));
+  std::vector<int64_t> keep = a.to_vector<int64_t>(where + ": configs");
+  for (int64_t j : keep) {
+    check_data(j >= 0 && j < count, where, "configs",
+               "configuration index " + std::to_string(j) + " outside [0, " +
+                   std::to_string(count) + ")");
+  }
+  return keep;
+}
+
+// Scores every graph of c with the model (predict's path); spreads too with MC dropout when
+// asked.
 std::vector<eval::GraphScores> score(PyModel& model, const data::Collection& c,
                                      const ScoreOptions& o,
                                      std::vector<std::vector<double>>* spreads) {
   model::set_threads(o.threads);
-  cli::check_runs_kind(model.runs, model.run_dirs, c.id());
-  const cli::Scorer scorer = make_scorer(model, o);
-  return cli::score_collection(scorer, c, 0, spreads);
+  infer::check_runs_kind(model.runs, model.run_dirs, c.id());
+  const infer::Scorer scorer = make_scorer(model, o);
+  return infer::score_collection(scorer, c, 0, spreads);
 }
 
 bool same_pruning(const data::LoadOptions& a, const data::LoadOptions& b) {
   return a.prune_hops == b.prune_hops && a.prune_seed_opcodes == b.prune_seed_opcodes;
 }
 
-// What the model scores for target (a Graph or a Collection): the collection as predict would
-// open it (re-opened or pruned in memory when the runs were pruned otherwise), then scored.
-py::object score_target(PyModel& model, const py::object& target, const py::object& configs,
-                        const ScoreOptions& o, bool want_spread) {
-  std::vector<eval::GraphScores> scores;
-  std::vector<std::vector<double>> spreads;
-  const bool is_graph = py::isinstance<PyGraph>(target);
-  if (!is_graph && !py::isinstance<PyCollection>(target))
-    throw py::type_error("expected a graphcost.Graph or graphcost.Collection");
-  if (!is_graph && !configs.is_none())
-    throw py::type_error("configs applies to one graph, not to a collection");
-  const std::shared_ptr<PyCollection> owner =
-      is_graph ? target.cast<PyGraph&>().owner : target.cast<std::shared_ptr<PyCollection>>();
-  const int64_t g = is_graph ? target.cast<PyGraph&>().index : -1;
+py::array_t<double> as_array(const std::vector<double>& v) {
+  return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+}
+
+// One graph of a collection, scored as predict scores it in that collection: graph g is stream
+// g (its anchor sample and TTA groupings), so the scores are predict's bitwise. configs: None
+// (all), indices, or feature rows replacing the graph's own.
+py::object score_one(PyModel& model, const PyGraph& target, const py::object& configs,
+                     const ScoreOptions& o, bool want_spread) {
+  const PyCollection& owner = *target.owner;
+  const data::Collection& c = *owner.collection;
+  const int64_t g = target.index;
+  std::optional<io::NpyArray> given;
+  if (!configs.is_none()) given = npy_from_numpy(configs, c.graph(g).name, "configs");
+  infer::GraphScoring result;
   {
     py::gil_scoped_release release;
-    const data::LoadOptions want = run_load_options(model, owner->load);
-    const bool pruned_right = same_pruning(want, owner->load);
-    std::vector<std::vector<double>>* sp = want_spread ? &spreads : nullptr;
-    if (pruned_right && configs.is_none()) {
-      if (is_graph) {
-        scores = score(model, OneGraph(*owner->collection, g), o, sp);
-      } else {
-        scores = score(model, *owner->collection, o, sp);
+    const data::LoadOptions want = run_load_options(model, owner.load);
+    model::set_threads(o.threads);
+    infer::check_runs_kind(model.runs, model.run_dirs, c.id());
+    const infer::Scorer scorer = make_scorer(model, o);
+    const bool pruned_right = same_pruning(want, owner.load);
+    const bool indices = given && given->shape.size() == 1;
+    if (pruned_right && !(given && !indices)) {
+      std::vector<int64_t> keep;
+      if (indices) keep = config_indices(*given, c.graph(g).name, c.configs(g).count);
+      result = infer::score_graph(scorer, c.graph(g), c.configs(g), keep, g);
+    } else {
+      // The record as the runs' pruning makes it, with the given configurations.
+      data::GraphRecord r = copy_record(c, g);
+      if (!pruned_right)
+        r = data::prune_to_config_neighbourhood(r, want.prune_hops, want.prune_seed_opcodes);
+      std::vector<int64_t> keep;
+      if (indices) {
+        keep = config_indices(*given, r.graph.name, r.configs.count);
+      } else if (given) {
+        replace_configs(r, *given);
       }
-    } else if (!pruned_right && !is_graph && !owner->path.empty()) {
-      // As predict opens it: the same source and options, with the runs' pruning.
-      auto reopened = data::open_collection(owner->path, owner->id, owner->split, want);
+      result = infer::score_graph(scorer, r.graph, r.configs.view(), keep, g);
+    }
+  }
+  if (want_spread) return py::make_tuple(as_array(result.scores), as_array(result.spread));
+  return as_array(result.scores);
+}
+
+// Every graph of a collection, as predict scores it (re-opened with the runs' pruning when it was
+// opened otherwise, or pruned in memory when it was built from arrays).
+py::object score_all(PyModel& model, const PyCollection& owner, const ScoreOptions& o,
+                     bool want_spread) {
+  std::vector<eval::GraphScores> scores;
+  std::vector<std::vector<double>> spreads;
+  {
+    py::gil_scoped_release release;
+    const data::LoadOptions want = run_load_options(model, owner.load);
+    std::vector<std::vector<double>>* sp = want_spread ? &spreads : nullptr;
+    if (same_pruning(want, owner.load)) {
+      scores = score(model, *owner.collection, o, sp);
+    } else if (!owner.path.empty()) {
+      auto reopened = data::open_collection(owner.path, owner.id, owner.split, want);
       scores = score(model, *reopened, o, sp);
     } else {
       std::vector<data::GraphRecord> records;
-      const int64_t first = is_graph ? g : 0;
-      const int64_t end = is_graph ? g + 1 : owner->collection->size();
-      for (int64_t i = first; i < end; ++i) {
-        data::GraphRecord r = copy_record(*owner->collection, i);
-        if (!pruned_right)
-          r = data::prune_to_config_neighbourhood(r, want.prune_hops, want.prune_seed_opcodes);
-        if (!configs.is_none()) {
-          py::gil_scoped_acquire acquire;
-          apply_configs(r, configs);
-        }
-        records.push_back(std::move(r));
+      for (int64_t i = 0; i < owner.collection->size(); ++i) {
+        records.push_back(data::prune_to_config_neighbourhood(
+            copy_record(*owner.collection, i), want.prune_hops, want.prune_seed_opcodes));
       }
-      data::MemoryCollection copy(owner->id, owner->split, std::move(records));
+      data::MemoryCollection copy(owner.id, owner.split, std::move(records));
       scores = score(model, copy, o, sp);
     }
-  }
-  auto as_array = [](const std::vector<double>& v) {
-    return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
-  };
-  if (is_graph) {
-    if (want_spread) return py::make_tuple(as_array(scores[0].predicted), as_array(spreads[0]));
-    return as_array(scores[0].predicted);
   }
   py::list out;
   for (size_t i = 0; i < scores.size(); ++i) {
@@ -203,6 +207,18 @@ py::object score_target(PyModel& model, const py::object& target, const py::obje
     }
   }
   return out;
+}
+
+// What the model scores for target (a Graph or a Collection).
+py::object score_target(PyModel& model, const py::object& target, const py::object& configs,
+                        const ScoreOptions& o, bool want_spread) {
+  if (py::isinstance<PyGraph>(target))
+    return score_one(model, target.cast<const PyGraph&>(), configs, o, want_spread);
+  if (!py::isinstance<PyCollection>(target))
+    throw py::type_error("expected a graphcost.Graph or graphcost.Collection");
+  if (!configs.is_none())
+    throw py::type_error("configs applies to one graph, not to a collection");
+  return score_all(model, target.cast<const PyCollection&>(), o, want_spread);
 }
 
 py::object json_to_python(const nlohmann::json& j) {
@@ -219,13 +235,13 @@ py::object evaluate(PyModel& model, const std::string& data, const std::string& 
     check_data(!id_text.empty(), "evaluate", "collection",
                "needed (the run does not name one)");
     const data::CollectionId id = data::CollectionId::parse(id_text);
-    cli::check_runs_kind(model.runs, model.run_dirs, id);
+    infer::check_runs_kind(model.runs, model.run_dirs, id);
     data::LoadOptions load;  // as eval: duplicates merged
-    cli::apply_run_pruning(model.runs, model.run_dirs, cli::kRunPruning, load);
+    infer::apply_run_pruning(model.runs, model.run_dirs, infer::kRunPruning, load);
     auto c = data::open_collection(data, id, split, load);
     model::set_threads(o.threads);
-    const cli::Scorer scorer = make_scorer(model, o);
-    const std::vector<eval::GraphScores> scores = cli::score_collection(scorer, *c, max_configs);
+    const infer::Scorer scorer = make_scorer(model, o);
+    const std::vector<eval::GraphScores> scores = infer::score_collection(scorer, *c, max_configs);
     for (const auto& s : scores) {
       if (s.measured.empty())
         throw Error(data, s.name, "no runtimes to evaluate against (test split without answers?)");
@@ -264,19 +280,19 @@ void bind_model(py::module_& m) {
              check_data(mc_samples >= 0, "score", "mc_samples", "must be >= 0");
              check_data(slate_size >= 1, "score", "slate_size", "must be >= 1");
              check_data(tta >= 0, "score", "tta", "must be >= 0");
-             check_data(anchors >= cli::kAutoAnchors, "score", "anchors",
+             check_data(anchors >= infer::kAutoAnchors, "score", "anchors",
                         "must be >= 0 (or -1: as predict chooses)");
              return ScoreOptions{mc_samples, seed, slate_size, tta, anchors, threads};
            }),
            py::arg("mc_samples") = 0, py::arg("seed") = 0, py::arg("slate_size") = 256,
-           py::arg("tta") = 0, py::arg("anchors") = cli::kAutoAnchors, py::arg("threads") = 0);
+           py::arg("tta") = 0, py::arg("anchors") = infer::kAutoAnchors, py::arg("threads") = 0);
 
   py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model", "One trained run, or an ensemble of runs")
       .def_property_readonly("run_dirs", [](const PyModel& p) { return p.run_dirs; })
       .def_property_readonly("collection", [](const PyModel& p) { return p.collection; })
       .def_property_readonly("kind", [](const PyModel& p) {
         std::vector<std::string> kinds;
-        for (const cli::Run& r : p.runs) kinds.push_back(r.xgb ? "xgboost" : "neural");
+        for (const infer::Run& r : p.runs) kinds.push_back(r.xgb ? "xgboost" : "neural");
         return kinds;
       })
       .def("_score", [](PyModel& p, const py::object& target, const py::object& configs,

@@ -49,8 +49,7 @@ std::vector<std::string> changed_keys(const nlohmann::json& stored, const nlohma
 }
 
 py::dict train_run(const std::string& options_json, const std::string& out, bool resume,
-                   bool overwrite, bool skip_invalid, const std::vector<std::string>& exclude,
-                   const py::object& progress) {
+                   bool overwrite, const py::object& progress) {
   const nlohmann::json given = nest_model_options(nlohmann::json::parse(options_json));
   train::TrainOptions options;
   std::optional<py::error_already_set> raised;  // from the callback or Ctrl-C
@@ -86,8 +85,8 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
     }
     const data::CollectionId id = data::CollectionId::parse(options.collection);
     data::LoadOptions load;
-    load.skip_invalid = skip_invalid;
-    load.exclude = exclude;
+    load.skip_invalid = options.skip_invalid;
+    load.exclude = options.exclude;
     load.prune_hops = options.prune_hops;
     load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
     auto train_set = data::open_collection(options.data, id, options.split, load);
@@ -115,7 +114,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
         train::request_stop();
       }
     };
-    result = train::train(options, *train_set, valid_set.get(), out, resume, observer);
+    result = train::train(options, *train_set, valid_set.get(), out, resume, nullptr, observer);
   }
   if (raised) {
     // The checkpoint is written; the exception (KeyboardInterrupt, or the callback's) goes on,
@@ -143,8 +142,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
 
 void bind_train(py::module_& m) {
   m.def("_train", &train_run, py::arg("options_json"), py::arg("out"), py::arg("resume") = false,
-        py::arg("overwrite") = false, py::arg("skip_invalid") = false,
-        py::arg("exclude") = std::vector<std::string>{}, py::arg("progress") = py::none());
+        py::arg("overwrite") = false, py::arg("progress") = py::none());
   m.def("_train_defaults", [] {
     return py::module_::import("json").attr("loads")(nlohmann::json(train::TrainOptions{}).dump());
   });

@@ -1,6 +1,7 @@
 // A search over a space given from Python (graphcost.kernel_tuner builds it from Kernel Tuner's
-// Searchspace) with graphcost's strategies (src/tune), measuring through a Python callable: the
-// campaign loop is tune::run_campaign's, the measurements are the caller's.
+// Searchspace) with graphcost's strategies (src/tune: tune::run_strategy, the entry point for
+// callers outside the CLI), measuring through a Python callable: the campaign loop is src/tune's,
+// the measurements are the caller's.
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -8,100 +9,119 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
-#include "tune/campaign.h"
-#include "tune/genetic_search.h"
+#include "tune/device_table.h"
 #include "tune/model_guided_search.h"
+#include "tune/strategies.h"
+#include "tune/transfer.h"
 #include "python/src/bindings.h"
 
 namespace graphcost::python {
 
 namespace {
 
-// Measures by calling measure(config index): a positive finite time, or None (or anything not a
-// positive finite number) for a failed configuration. An exception the callable raises (Kernel
-// Tuner's StopCriterionReached when its budget or time limit is spent) ends the campaign and
-// reaches the caller unchanged.
-class CallbackMeasurer : public tune::Measurer {
- public:
-  explicit CallbackMeasurer(py::function measure) : measure_(std::move(measure)) {}
-  tune::Measurement measure(int64_t config) override {
+// A measurement from what measure(config index) returned: a positive finite time, or None (or
+// anything not a positive finite number) for a failed configuration. An exception the callable
+// raises (Kernel Tuner's StopCriterionReached when its budget or time limit is spent) ends the
+// campaign and reaches the caller unchanged.
+tune::MeasureCallback python_measure(const py::function& measure) {
+  return [&measure](int64_t config) {
     py::gil_scoped_acquire acquire;
-    const py::object value = measure_(config);
+    const py::object value = measure(config);
     tune::Measurement m;
-    m.config = config;
-    m.failed = true;
-    if (!value.is_none()) {
-      const double time = value.cast<double>();
-      if (std::isfinite(time) && time > 0) {
-        m.failed = false;
-        m.time = time;
-      }
-    }
+    m.failed = value.is_none();
+    if (!m.failed) m.time = value.cast<double>();  // tune::CallbackMeasurer checks it
     return m;
+  };
+}
+
+// The options of each strategy by name, as `graphcost tune`'s flags without the dashes, read
+// from JSON with unknown keys refused.
+class OptionReader {
+ public:
+  OptionReader(const nlohmann::json& j, std::string strategy)
+      : j_(j), strategy_(std::move(strategy)) {}
+
+  template <typename T>
+  void read(const char* key, T& out) {
+    known_.push_back(key);
+    if (!j_.contains(key)) return;
+    try {
+      out = j_.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw Error("strategy_options", key, "wrong type: " + j_.at(key).dump());
+    }
+  }
+
+  // After every read: a key no read named is an Error listing the strategy's options.
+  void refuse_unknown() const {
+    for (auto& [key, _] : j_.items()) {
+      if (std::find(known_.begin(), known_.end(), key) != known_.end()) continue;
+      std::string list;
+      for (const std::string& v : known_) list += (list.empty() ? "" : ", ") + v;
+      throw Error("strategy_options", key,
+                  "unknown option for strategy " + strategy_ + " (valid: " +
+                      (list.empty() ? "none" : list) + ")");
+    }
   }
 
  private:
-  py::function measure_;
+  const nlohmann::json& j_;
+  std::string strategy_;
+  std::vector<std::string> known_;
 };
 
-// The options of each strategy by name, read from JSON with unknown keys refused.
-template <typename T>
-void read_option(const nlohmann::json& j, const char* key, T& out) {
-  if (!j.contains(key)) return;
-  try {
-    out = j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw Error("strategy_options", key, "wrong type: " + j.at(key).dump());
-  }
+// The strategies: src/tune's (tune::strategy_names(): random, genetic, bo, and "model", the
+// default model-guided search, which is bo) and the neural ranker with MC dropout ("neural"),
+// which `graphcost tune` builds itself as well.
+std::vector<std::string> strategy_list() {
+  std::vector<std::string> names = tune::strategy_names();
+  names.push_back("neural");
+  return names;
 }
 
-void refuse_unknown(const nlohmann::json& j, const std::string& strategy,
-                    const std::vector<std::string>& valid) {
-  for (auto& [key, _] : j.items()) {
-    if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-    std::string list;
-    for (const std::string& v : valid) list += (list.empty() ? "" : ", ") + v;
-    throw Error("strategy_options", key,
-                "unknown option for strategy " + strategy + " (valid: " +
-                    (list.empty() ? "none" : list) + ")");
-  }
+// Options of the bo strategy, and where its prior comes from: a Kernel Tuner cache or folder of
+// the same kernel on other devices (pretrained), the target's device named by `device`.
+struct PriorSource {
+  std::string pretrained;
+  std::string devices;  // a device table file extending the built-in one
+  std::string device;   // the target device's name ("" : the space's name)
+  std::string split;
+};
+
+void read_bayesian(OptionReader& r, tune::BayesianOptions& b, PriorSource& prior) {
+  r.read("initial", b.initial);
+  r.read("members", b.ensemble.members);
+  r.read("rounds", b.ensemble.trees.rounds);
+  r.read("max_depth", b.ensemble.trees.max_depth);
+  r.read("calibrate", b.ensemble.calibrate);
+  r.read("parents", b.parents);
+  r.read("crossovers", b.crossovers);
+  r.read("random_candidates", b.random_candidates);
+  r.read("explore", b.explore);
+  r.read("threads", b.ensemble.trees.threads);
+  r.read("pretrained", prior.pretrained);
+  r.read("devices", prior.devices);
+  r.read("device", prior.device);
+  r.read("split", prior.split);
 }
 
-const std::vector<std::string> kStrategies = {"random", "genetic", "model"};
-
-std::unique_ptr<tune::Strategy> make_strategy(const std::string& name, const nlohmann::json& j,
-                                              const data::Graph& graph,
-                                              const data::ConfigView& configs) {
-  if (name == "random") {
-    refuse_unknown(j, name, {});
-    return std::make_unique<tune::RandomStrategy>();
+// As `graphcost tune --pretrained`: the other devices' records of the kernel (never the target
+// itself, by its device name) train a prior for the target.
+tune::TransferPrior fit_prior(const PriorSource& source, const tune::SearchSpace& space,
+                              const xgb::TreeOptions& trees) {
+  tune::DeviceTable table = tune::DeviceTable::builtin();
+  if (!source.devices.empty()) table.extend_from_file(source.devices);
+  const std::string target = source.device.empty() ? space.name : source.device;
+  const std::vector<tune::PriorSpace> sources =
+      tune::load_prior_spaces(source.pretrained, source.split, target, table);
+  const tune::DeviceProperties* device = table.find(target);
+  if (device == nullptr) {
+    std::fprintf(stderr,
+                 "graphcost: warning: no device in the table matches '%s'; its properties are "
+                 "unknown to the prior (give strategy option devices=FILE)\n",
+                 target.c_str());
   }
-  if (name == "genetic") {
-    refuse_unknown(j, name, {"population", "tournament", "mutation"});
-    tune::GeneticOptions o;
-    read_option(j, "population", o.population);
-    read_option(j, "tournament", o.tournament);
-    read_option(j, "mutation", o.mutation);
-    return std::make_unique<tune::GeneticStrategy>(o);
-  }
-  if (name == "model") {
-    refuse_unknown(j, name, {"initial", "hidden", "dropout", "train_steps", "lr", "slate_size",
-                             "mc_samples", "kappa", "pretrained"});
-    tune::ModelGuidedOptions o;
-    read_option(j, "initial", o.initial);
-    read_option(j, "hidden", o.hidden);
-    read_option(j, "dropout", o.dropout);
-    read_option(j, "train_steps", o.train_steps);
-    read_option(j, "lr", o.lr);
-    read_option(j, "slate_size", o.slate_size);
-    read_option(j, "mc_samples", o.mc_samples);
-    read_option(j, "kappa", o.kappa);
-    read_option(j, "pretrained", o.pretrained);
-    return std::make_unique<tune::ModelGuidedStrategy>(o, graph, configs);
-  }
-  std::string valid;
-  for (const std::string& s : kStrategies) valid += (valid.empty() ? "" : ", ") + s;
-  throw Error("tune", "strategy", "unknown strategy '" + name + "' (valid: " + valid + ")");
+  return tune::fit_transfer_prior(sources, space, device, trees);
 }
 
 // One campaign: the space is n configurations with a feature row each (features (n, w), the
@@ -151,14 +171,50 @@ py::dict run_search(const py::object& features, const py::object& levels,
   space.levels = l.to_vector<int32_t>("search: levels");
   for (int32_t v : space.levels) check_data(v >= 0, "search", "levels", "a negative level");
 
+  const std::vector<std::string> names_known = strategy_list();
+  if (std::find(names_known.begin(), names_known.end(), strategy) == names_known.end()) {
+    std::string valid;
+    for (const std::string& n : names_known) valid += (valid.empty() ? "" : ", ") + n;
+    throw Error("tune", "strategy", "unknown strategy '" + strategy + "' (valid: " + valid + ")");
+  }
   const nlohmann::json options = nlohmann::json::parse(options_json);
-  CallbackMeasurer measurer(measure);
+  OptionReader reader(options, strategy);
+  tune::StrategyOptions strategy_options;
+  PriorSource prior;
+  tune::ModelGuidedOptions neural;
+  if (strategy == "genetic") {
+    reader.read("population", strategy_options.genetic.population);
+    reader.read("tournament", strategy_options.genetic.tournament);
+    reader.read("mutation", strategy_options.genetic.mutation);
+  } else if (strategy == "bo" || strategy == "model") {
+    read_bayesian(reader, strategy_options.bayesian, prior);
+  } else if (strategy == "neural") {
+    reader.read("initial", neural.initial);
+    reader.read("hidden", neural.hidden);
+    reader.read("dropout", neural.dropout);
+    reader.read("train_steps", neural.train_steps);
+    reader.read("lr", neural.lr);
+    reader.read("slate_size", neural.slate_size);
+    reader.read("mc_samples", neural.mc_samples);
+    reader.read("kappa", neural.kappa);
+    reader.read("pretrained", neural.pretrained);
+  }
+  reader.refuse_unknown();
+  const tune::MeasureCallback measure_one = python_measure(measure);
   tune::CampaignResult result;
   {
     py::gil_scoped_release release;
-    const data::ConfigView view = table.view();
-    std::unique_ptr<tune::Strategy> s = make_strategy(strategy, options, graph, view);
-    result = tune::run_campaign(space, *s, measurer, budget, batch, seed);
+    if (strategy == "neural") {
+      const data::ConfigView view = table.view();
+      tune::ModelGuidedStrategy s(neural, graph, view);
+      tune::CallbackMeasurer measurer(measure_one);
+      result = tune::run_campaign(space, s, measurer, budget, batch, seed);
+    } else {
+      if (!prior.pretrained.empty())
+        strategy_options.prior = fit_prior(prior, space, strategy_options.bayesian.ensemble.trees);
+      result = tune::run_strategy(strategy, space, measure_one, budget, batch, seed,
+                                  strategy_options);
+    }
   }
   py::list measured;
   for (const tune::Measurement& m : result.measurements)
@@ -177,7 +233,7 @@ void bind_tune(py::module_& m) {
         py::arg("labels"), py::arg("ordered"), py::arg("measure"), py::arg("budget"),
         py::arg("batch"), py::arg("seed"), py::arg("strategy"), py::arg("options_json"),
         py::arg("node_feat") = py::none());
-  m.attr("strategies") = kStrategies;
+  m.attr("strategies") = strategy_list();
 }
 
 }  // namespace graphcost::python

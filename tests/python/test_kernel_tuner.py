@@ -42,9 +42,12 @@ def keys(results):
     return [(r["block_size_x"], r["tile_size_y"], r["mode"]) for r in results]
 
 
-@pytest.mark.parametrize("name", ["model", "genetic", "random"])
+_FEW = {"model": {"initial": 8}, "bo": {"initial": 8}, "neural": {"initial": 8, "train_steps": 20}}
+
+
+@pytest.mark.parametrize("name", ["model", "neural", "genetic", "random"])
 def test_strategy_respects_max_fevals(cache, name):
-    strategy = gkt.Strategy(name, batch=4, seed=1, **({"initial": 8, "train_steps": 20} if name == "model" else {}))
+    strategy = gkt.Strategy(name, batch=4, seed=1, **_FEW.get(name, {}))
     results, env = kernel_tuner.tune_cache(cache, strategy=strategy,
                                            strategy_options={"max_fevals": 30})
     assert len(results) == 30 and len(set(keys(results))) == 30
@@ -53,7 +56,7 @@ def test_strategy_respects_max_fevals(cache, name):
 
 
 def test_module_is_a_strategy_and_reads_strategy_options(cache):
-    opts = {"max_fevals": 20, "strategy": "model", "seed": 3, "batch": 5, "initial": 10,
+    opts = {"max_fevals": 20, "strategy": "neural", "seed": 3, "batch": 5, "initial": 10,
             "train_steps": 10}
     a, _ = kernel_tuner.tune_cache(cache, strategy=gkt, strategy_options=opts)
     b, _ = kernel_tuner.tune_cache(cache, strategy=gkt, strategy_options=opts)
@@ -68,7 +71,7 @@ def test_whole_space_ends_without_a_budget(cache):
 
 
 def test_time_limit_stops_the_search(cache):
-    strategy = gkt.Strategy("model", batch=1, seed=0, initial=2, train_steps=200)
+    strategy = gkt.Strategy("neural", batch=1, seed=0, initial=2, train_steps=200)
     results, _ = kernel_tuner.tune_cache(cache, strategy=strategy,
                                          strategy_options={"time_limit": 0.05})
     assert 1 <= len(results) < 96
@@ -89,7 +92,7 @@ def test_encoding():
 
 
 def test_errors(cache):
-    with pytest.raises(graphcost.Error, match=r"strategy: unknown strategy 'annealing' \(valid: random, genetic, model"):
+    with pytest.raises(graphcost.Error, match=r"strategy: unknown strategy 'annealing' \(valid: random, genetic, bo, model, neural\)"):
         kernel_tuner.tune_cache(cache, strategy=gkt.Strategy("annealing"))
     with pytest.raises(graphcost.Error, match=r"^strategy_options: popsize: unknown option for strategy genetic"):
         kernel_tuner.tune_cache(cache, strategy=gkt,
@@ -98,6 +101,6 @@ def test_errors(cache):
 
 def test_on_a_shared_cache():
     path = shared("kernel_tuner", "convolution", "A4000.json.gz")
-    results, _ = kernel_tuner.tune_cache(path, strategy=gkt.Strategy("model", seed=0, train_steps=30),
+    results, _ = kernel_tuner.tune_cache(path, strategy=gkt.Strategy("model", seed=0),
                                          strategy_options={"max_fevals": 40})
     assert len(results) == 40

@@ -12,21 +12,25 @@ from conftest import THREADS, cli, cli_error, read_submission
 @pytest.mark.parametrize("which", ["layout", "tile"])
 def test_rank_equals_predicts_submission(root, layout_run, tile_run, tmp_path, which):
     run, collection = (layout_run, "layout:xla:random") if which == "layout" else (tile_run, "tile:xla")
-    out = tmp_path / "sub.csv"
+    out, scores_out = tmp_path / "sub.csv", tmp_path / "scores.json"
     cli("predict", "--model", run, "--data", root, "--split", "test", "--out", out,
-        "--threads", THREADS)
+        "--scores", scores_out, "--threads", THREADS)
     expected = read_submission(out)
+    with open(scores_out) as f:
+        expected_scores = json.load(f)  # written with the digits that read back to the same bits
     model = graphcost.load(run)
     assert model.collection == collection
     c = graphcost.open(root, collection, "test")
     ranks = model.rank(c, threads=THREADS)
-    assert len(ranks) == len(expected) == len(c)
+    scores = model.score(c, threads=THREADS)
+    assert len(ranks) == len(expected) == len(c) == len(scores)
     for g, order in zip(c, ranks):
         keep = len(expected[g.name])  # tile rows list the top 5
         assert order[:keep].tolist() == expected[g.name]
-        # Scoring one graph alone gives the same scores, bit for bit, as in the collection.
-        np.testing.assert_array_equal(model.score(g, threads=THREADS),
-                                      model.score(c, threads=THREADS)[g.index])
+        # predict's scores bit for bit, for the collection and for a graph of it alone.
+        want = np.array(expected_scores[g.name], dtype=np.float64)
+        assert scores[g.index].tobytes() == want.tobytes()
+        assert model.score(g, threads=THREADS).tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("which", ["layout", "tile"])
