@@ -3,9 +3,10 @@
 // callers outside the CLI), measuring through a Python callable: the campaign loop is src/tune's,
 // the measurements are the caller's.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <pybind11/functional.h>
+#include <cstdio>
 #include <pybind11/stl.h>
 
 #include "core/error.h"
@@ -105,6 +106,14 @@ void read_bayesian(OptionReader& r, tune::BayesianOptions& b, PriorSource& prior
   r.read("split", prior.split);
 }
 
+std::string letters_and_digits(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(c));
+  }
+  return out;
+}
+
 // As `graphcost tune --pretrained`: the other devices' records of the kernel (never the target
 // itself, by its device name) train a prior for the target.
 tune::TransferPrior fit_prior(const PriorSource& source, const tune::SearchSpace& space,
@@ -112,8 +121,17 @@ tune::TransferPrior fit_prior(const PriorSource& source, const tune::SearchSpace
   tune::DeviceTable table = tune::DeviceTable::builtin();
   if (!source.devices.empty()) table.extend_from_file(source.devices);
   const std::string target = source.device.empty() ? space.name : source.device;
-  const std::vector<tune::PriorSpace> sources =
-      tune::load_prior_spaces(source.pretrained, source.split, target, table);
+  // Kernel Tuner names a device ("NVIDIA RTX A4000"), graphcost a cache's graph after its kernel
+  // and device ("convolution_kernel_NVIDIA_RTX_A4000"): a source whose name holds the target's
+  // device name (letters and digits, case ignored, as DeviceTable::find compares) is the target.
+  std::vector<tune::PriorSpace> sources;
+  const std::string key = letters_and_digits(target);
+  for (tune::PriorSpace& p : tune::load_prior_spaces(source.pretrained, source.split, "", table)) {
+    if (key.empty() || letters_and_digits(p.space.name).find(key) == std::string::npos)
+      sources.push_back(std::move(p));
+  }
+  check_data(!sources.empty(), source.pretrained, "pretrained",
+             "no cache other than the target device '" + target + "' to learn a prior from");
   const tune::DeviceProperties* device = table.find(target);
   if (device == nullptr) {
     std::fprintf(stderr,

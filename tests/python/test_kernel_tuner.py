@@ -104,3 +104,16 @@ def test_on_a_shared_cache():
     results, _ = kernel_tuner.tune_cache(path, strategy=gkt.Strategy("model", seed=0),
                                          strategy_options={"max_fevals": 40})
     assert len(results) == 40
+
+
+def test_prior_from_other_devices_caches():
+    """strategy option pretrained: the kernel's caches on other devices train a prior (the target
+    device's own cache in the folder is left out by its name)."""
+    path = shared("kernel_tuner", "convolution", "A4000.json.gz")
+    strategy = gkt.Strategy("model", seed=0, batch=5, initial=5, pretrained=str(path.parent))
+    results, _ = kernel_tuner.tune_cache(path, strategy=strategy,
+                                         strategy_options={"max_fevals": 20})
+    assert len(results) == 20 and len(set(map(str, results))) == 20
+    with pytest.raises(graphcost.Error, match="nowhere"):
+        kernel_tuner.tune_cache(path, strategy=gkt.Strategy("model", pretrained="/nowhere"),
+                                strategy_options={"max_fevals": 5})
