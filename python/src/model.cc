@@ -1,6 +1,9 @@
 // Trained runs from Python: graphcost.load (a neural or XGBoost run, or several as an ensemble),
 // scoring through the inference layer predict and eval use (infer/scoring.h: load_runs,
 // check_runs_kind, apply_run_pruning, score_collection, score_graph), and the field's metrics.
+#include <ATen/Parallel.h>
+#include <omp.h>
+
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <pybind11/stl.h>
@@ -151,6 +154,15 @@ py::object score_one(PyModel& model, const PyGraph& target, const py::object& co
     const infer::Scorer scorer = make_scorer(model, o);
     const bool pruned_right = same_pruning(want, owner.load);
     const bool indices = given && given->shape.size() == 1;
+    // predict scores the graphs of a collection of several on workers of one OpenMP thread each
+    // (model::run_on_workers; a product summed in other chunks rounds otherwise), a collection
+    // of one on the calling thread with all of them: a graph alone is scored as it would be there.
+    const int threads_before = at::get_num_threads();
+    if (c.size() > 1) omp_set_num_threads(1);
+    struct RestoreThreads {
+      int threads;
+      ~RestoreThreads() { omp_set_num_threads(threads); }
+    } restore{threads_before};
     if (pruned_right && !(given && !indices)) {
       std::vector<int64_t> keep;
       if (indices) keep = config_indices(*given, c.graph(g).name, c.configs(g).count);
