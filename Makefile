@@ -18,7 +18,7 @@ build: configure
 
 test: build
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphcost_tests graphcost_torch_tests \
-		graphcost_dist_tests graphcost_serve_tests
+		graphcost_dist_tests graphcost_serve_tests graphcost_python_module
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 demo: build

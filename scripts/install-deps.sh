@@ -10,6 +10,8 @@ packages+=(ccache)
 packages+=(libgloo-dev)
 # graphcost serve: HTTP (cpp-httplib), token digests (OpenSSL).
 packages+=(libcpp-httplib-dev libssl-dev)
+# The Python module (python/) and its tests; matplotlib for examples/python_train_plot.py.
+packages+=(python3-dev python3-numpy python3-pytest pybind11-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

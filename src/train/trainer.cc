@@ -179,7 +179,7 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 
 TrainResult train(const TrainOptions& requested, const data::Collection& train_set,
                   const data::Collection* valid_set, const std::string& run_dir, bool resume,
-                  dist::Group* group) {
+                  dist::Group* group, const IterationObserver& observer) {
   namespace fs = std::filesystem;
   // Ranks other than 0 write nothing: the run folder is rank 0's.
   const bool leader = group == nullptr || group->leader();
@@ -347,6 +347,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     const bool validate_now =
         validating &&
         (last || (options.validate_every > 0 && iteration % options.validate_every == 0));
+    nlohmann::json logged;  // this iteration's metrics line, for the observer
     if (iteration % log_every == 0 || last || validate_now) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - interval_start).count();
@@ -382,6 +383,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
         }
       }
       if (leader) append_line(metrics_path, line);
+      if (observer) logged = line;
       interval_loss = 0;
       interval_iterations = 0;
       interval_configs = 0;
@@ -398,6 +400,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     std::snprintf(extra, sizeof extra, "loss %.4g, data wait %.0f%%", shown_loss,
                   100 * last_wait_fraction);
     progress.update(iteration, extra);
+    if (observer) observer(iteration, logged);
   }
   checkpoint(iteration);
   result.iterations = iteration;

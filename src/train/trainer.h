@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -58,8 +59,12 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
 // group (data parallel, docs/distributed.md): every rank draws the same batches and computes
 // its share of each batch's slates; the gradients are summed across the ranks and every rank
 // takes the same step. Rank 0 alone writes run_dir; the world size may change on resume.
+// observer, when given, is called on the training thread after every iteration with the
+// iterations done so far and the metrics.jsonl line that iteration wrote (null when none): the
+// Python module's progress callback. It may call request_stop() to stop with a checkpoint.
+using IterationObserver = std::function<void(int64_t iteration, const nlohmann::json& logged)>;
 TrainResult train(const TrainOptions& options, const data::Collection& train_set,
                   const data::Collection* valid_set, const std::string& run_dir, bool resume,
-                  dist::Group* group = nullptr);
+                  dist::Group* group = nullptr, const IterationObserver& observer = nullptr);
 
 }  // namespace graphcost::train

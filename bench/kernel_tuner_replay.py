@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""graphcost's model-guided search as a Kernel Tuner strategy against Kernel Tuner-style random
+sampling, replayed on the shared Kernel Tuner caches: how many measurements each needs before the
+best time found is within 1%, 5% and 10% of the cache's optimum, over several seeds.
+
+    nice -n 10 env PYTHONPATH=build/python:tests/python/kernel_tuner_standin \\
+        /usr/bin/python3 bench/kernel_tuner_replay.py --seeds 10 --budget 200
+
+Runs through the Kernel Tuner stand-in (tests/python/kernel_tuner_standin: Kernel Tuner 1.4.0's
+strategy interface, replaying the cache as its simulation mode does); with Kernel Tuner installed
+the strategy runs the same through kernel_tuner.tune_cache. Prints `figure: name: value unit`
+lines; a search that does not get within a threshold inside the budget counts as budget + 1
+measurements in the mean (a lower bound then), and the lines say how many seeds got there.
+"""
+import argparse
+import glob
+import os
+import sys
+import time
+
+import numpy as np
+
+import graphcost.kernel_tuner as gkt
+import kernel_tuner
+from kernel_tuner.interface import read_cache
+
+THRESHOLDS = (0.01, 0.05, 0.10)
+
+
+def reach(results, optimum, budget):
+    """Measurements until the best time is within each threshold of the optimum."""
+    best = np.inf
+    out = {t: budget + 1 for t in THRESHOLDS}
+    for n, r in enumerate(results, start=1):
+        if "__error__" not in r:
+            best = min(best, r["time"])
+        for t in THRESHOLDS:
+            if out[t] > budget and best <= optimum * (1 + t):
+                out[t] = n
+    return out
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--caches", nargs="*",
+                        default=sorted(glob.glob(os.path.join(here, "..", "..", "shared", "data",
+                                                              "kernel_tuner", "*", "*.json.gz"))))
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--budget", type=int, default=200)
+    parser.add_argument("--strategy", default="model", help="graphcost's strategy to compare")
+    parser.add_argument("--batch", type=int, default=10)
+    parser.add_argument("--prior", action="store_true",
+                        help="also the strategy with a prior from the kernel's other caches "
+                             "(strategy option pretrained: the cache's folder, itself left out)")
+    args = parser.parse_args()
+    if not args.caches:
+        print("no Kernel Tuner caches found (../shared/data/kernel_tuner): nothing to replay")
+        return 0
+    for path in args.caches:
+        cache = read_cache(path)
+        times = [r["time"] for r in cache["cache"].values() if "__error__" not in r]
+        optimum = min(times)
+        name = f"{os.path.basename(os.path.dirname(path))}_{cache['device_name'].split()[-1]}"
+        name = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+        rows = {}
+        labels = ["random_sample", args.strategy] + ([args.strategy + "_prior"] if args.prior else [])
+        for label in labels:
+            reached = {t: [] for t in THRESHOLDS}
+            start = time.perf_counter()
+            for seed in range(args.seeds):
+                np.random.seed(seed)  # Kernel Tuner's strategies draw from numpy's generator
+                prior = ({"pretrained": os.path.dirname(path), "device": cache["device_name"]}
+                         if label.endswith("_prior") else {})
+                strategy = ("random_sample" if label == "random_sample"
+                            else gkt.Strategy(args.strategy, batch=args.batch, seed=seed, **prior))
+                results, _ = kernel_tuner.tune_cache(path, strategy=strategy,
+                                                     strategy_options={"max_fevals": args.budget})
+                for t, n in reach(results, optimum, args.budget).items():
+                    reached[t].append(n)
+            rows[label] = (reached, (time.perf_counter() - start) / args.seeds)
+        print(f"{name}: {len(cache['cache'])} configurations, optimum {optimum:.4g} ms, "
+              f"budget {args.budget}, {args.seeds} seeds")
+        for label, (reached, seconds) in rows.items():
+            for t in THRESHOLDS:
+                n = np.array(reached[t])
+                got = int((n <= args.budget).sum())
+                print(f"figure: kt_replay_{name}_{label}_reach_{int(t * 100)}pct: {n.mean():.1f} "
+                      f"measurements ({got}/{args.seeds} seeds within budget)")
+            print(f"figure: kt_replay_{name}_{label}_seconds_per_search: {seconds:.2f} s")
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

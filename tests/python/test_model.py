@@ -1,0 +1,128 @@
+"""graphcost.load and scoring: the same scores (so the same rankings) as predict and the same
+metrics as eval, MC dropout spreads, the metric functions, and errors."""
+import json
+
+import numpy as np
+import pytest
+
+import graphcost
+from conftest import THREADS, cli, cli_error, read_submission
+
+
+@pytest.mark.parametrize("which", ["layout", "tile"])
+def test_rank_equals_predicts_submission(root, layout_run, tile_run, tmp_path, which):
+    run, collection = (layout_run, "layout:xla:random") if which == "layout" else (tile_run, "tile:xla")
+    out, scores_out = tmp_path / "sub.csv", tmp_path / "scores.json"
+    cli("predict", "--model", run, "--data", root, "--split", "test", "--out", out,
+        "--scores", scores_out, "--threads", THREADS)
+    expected = read_submission(out)
+    with open(scores_out) as f:
+        expected_scores = json.load(f)  # written with the digits that read back to the same bits
+    model = graphcost.load(run)
+    assert model.collection == collection
+    c = graphcost.open(root, collection, "test")
+    ranks = model.rank(c, threads=THREADS)
+    scores = model.score(c, threads=THREADS)
+    assert len(ranks) == len(expected) == len(c) == len(scores)
+    for g, order in zip(c, ranks):
+        keep = len(expected[g.name])  # tile rows list the top 5
+        assert order[:keep].tolist() == expected[g.name]
+        # predict's scores bit for bit, for the collection and for a graph of it alone.
+        want = np.array(expected_scores[g.name], dtype=np.float64)
+        assert scores[g.index].tobytes() == want.tobytes()
+        assert model.score(g, threads=THREADS).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("which", ["layout", "tile"])
+def test_evaluate_equals_eval_json(root, layout_run, tile_run, which):
+    run = layout_run if which == "layout" else tile_run
+    expected = json.loads(cli("eval", "--model", run, "--data", root, "--split", "valid",
+                              "--json", "--threads", THREADS).stdout)
+    got = graphcost.load(run).evaluate(root, "valid", threads=THREADS)
+    assert got == expected
+
+
+def test_metric_functions_equal_evals_per_graph_values(root, layout_run, tile_run):
+    for run, collection in ((layout_run, "layout:xla:random"), (tile_run, "tile:xla")):
+        expected = json.loads(cli("eval", "--model", run, "--data", root, "--split", "valid",
+                                  "--json", "--threads", THREADS).stdout)
+        model = graphcost.load(run)
+        c = graphcost.open(root, collection, "valid", merge_duplicates=True)  # as eval opens it
+        for g, scores, row in zip(c, model.score(c, threads=THREADS), expected["graphs"]):
+            assert row["name"] == g.name
+            got = graphcost.evaluate_scores(g.kind, scores, g.runtimes)
+            assert got == {k: v for k, v in row.items() if k != "name"}
+            assert graphcost.kendall_tau(scores, g.runtimes) == row["kendall_tau"]
+            if g.kind == "layout":
+                assert graphcost.opa(scores, g.runtimes) == row["opa"]
+            else:
+                assert graphcost.tile_score(scores, g.runtimes) == row["tile_score"]
+                assert graphcost.top_k_error(scores, g.runtimes, 5) == row["top5_error"]
+
+
+def test_metrics_by_hand():
+    measured = np.array([1.0, 2.0, 3.0, 4.0])
+    assert graphcost.kendall_tau(measured, measured) == 1.0
+    assert graphcost.kendall_tau(-measured, measured) == -1.0
+    assert graphcost.opa([1, 2, 4, 3], measured) == pytest.approx(5 / 6)
+    assert graphcost.top_k_error([4, 3, 2, 1], measured, 1) == 3.0
+    assert graphcost.top_k_error([4, 3, 2, 1], measured, 4) == 0.0
+
+
+def test_metric_arguments_refused_by_name():
+    with pytest.raises(graphcost.Error, match=r"^argument: predicted: expected a 1-D array, got shape \(2, 2\)$"):
+        graphcost.kendall_tau(np.zeros((2, 2)), np.zeros(4))
+    with pytest.raises(graphcost.Error, match=r"^argument: measured: unsupported dtype <U1"):
+        graphcost.opa(np.zeros(2), np.array(["a", "b"]))
+    with pytest.raises(graphcost.Error, match=r"^argument: measured: has 3 values but predicted has 2$"):
+        graphcost.opa([1, 2], [1, 2, 3])
+
+
+def test_configs_select_or_replace(root, tile_run):
+    model = graphcost.load(tile_run)
+    g = graphcost.open(root, "tile:xla", "valid")[0]
+    full = model.score(g, threads=THREADS)
+    pick = np.array([3, 0, 2])
+    np.testing.assert_allclose(model.score(g, pick, threads=THREADS), full[pick], rtol=1e-6)
+    np.testing.assert_allclose(model.score(g, g.config_feat[pick], threads=THREADS), full[pick],
+                               rtol=1e-6)
+    with pytest.raises(graphcost.Error, match=r"configs: configuration index 99999 outside"):
+        model.score(g, np.array([99999]))
+    with pytest.raises(graphcost.Error, match=r"configs: expected configuration indices"):
+        model.score(g, np.zeros((2, 1, 1), np.float32))
+
+
+def test_mc_dropout_spread(root, tile_run, tmp_path):
+    model = graphcost.load(tile_run)
+    g = graphcost.open(root, "tile:xla", "valid")[0]
+    mean, std = model.spread(g, mc_samples=4, seed=1, threads=THREADS)
+    assert mean.shape == std.shape == (g.num_configs,)
+    assert (std > 0).any() and (std >= 0).all()
+    np.testing.assert_array_equal(mean, model.score(g, mc_samples=4, seed=1, threads=THREADS))
+
+
+def test_ensemble_and_user_graph(root, layout_run, tile_run, tmp_path):
+    c = graphcost.open(root, "tile:xla", "valid")
+    g = c[0]
+    mine = graphcost.graph("mine", **g.arrays())
+    model = graphcost.load(tile_run)
+    np.testing.assert_array_equal(model.score(mine, threads=THREADS), model.score(g, threads=THREADS))
+    both = graphcost.load([tile_run, tile_run], ensemble="rank")
+    assert both.score(g, threads=THREADS).shape == (g.num_configs,)
+    with pytest.raises(graphcost.Error, match="trained on tile:xla, but collection layout"):
+        model.score(graphcost.open(root, "layout:xla:random", "valid"))
+    with pytest.raises(graphcost.Error, match="trained on"):
+        graphcost.load([tile_run, layout_run])
+
+
+def test_load_errors_match_the_cli(root, tmp_path):
+    with pytest.raises(graphcost.Error) as e:
+        graphcost.load(tmp_path)
+    assert str(e.value) == cli_error("eval", "--model", tmp_path, "--data", root,
+                                     "--collection", "tile:xla")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "config.json").write_text("{\"collection\": ")
+    with pytest.raises(graphcost.Error) as e:
+        graphcost.load(bad)
+    assert str(e.value) == cli_error("eval", "--model", bad, "--data", root)
