@@ -9,6 +9,7 @@
 #include "data/prune.h"
 #include "data/validate.h"
 #include "io/array_archive.h"
+#include "io/collection_readers.h"
 #include "io/tpugraphs_npz.h"
 #include "python/src/bindings.h"
 
@@ -93,7 +94,7 @@ std::shared_ptr<PyCollection> open(const std::string& path, const py::object& co
   const std::string s = none_or_string(split).value_or(default_split(path));
   {
     py::gil_scoped_release release;
-    out->collection = data::open_collection(path, id, s, load);
+    out->collection = io::open_collection(path, id, s, load);
   }
   out->id = out->collection->id();
   out->split = out->collection->split();

@@ -15,6 +15,7 @@
 #include "eval/metrics.h"
 #include "eval/summary.h"
 #include "infer/scoring.h"
+#include "io/collection_readers.h"
 #include "model/threads.h"
 #include "python/src/bindings.h"
 
@@ -198,7 +199,7 @@ py::object score_all(PyModel& model, const PyCollection& owner, const ScoreOptio
     if (same_pruning(want, owner.load)) {
       scores = score(model, *owner.collection, o, sp);
     } else if (!owner.path.empty()) {
-      auto reopened = data::open_collection(owner.path, owner.id, owner.split, want);
+      auto reopened = io::open_collection(owner.path, owner.id, owner.split, want);
       scores = score(model, *reopened, o, sp);
     } else {
       std::vector<data::GraphRecord> records;
@@ -250,7 +251,7 @@ py::object evaluate(PyModel& model, const std::string& data, const std::string& 
     infer::check_runs_kind(model.runs, model.run_dirs, id);
     data::LoadOptions load;  // as eval: duplicates merged
     infer::apply_run_pruning(model.runs, model.run_dirs, infer::kRunPruning, load);
-    auto c = data::open_collection(data, id, split, load);
+    auto c = io::open_collection(data, id, split, load);
     model::set_threads(o.threads);
     const infer::Scorer scorer = make_scorer(model, o);
     const std::vector<eval::GraphScores> scores = infer::score_collection(scorer, *c, max_configs);

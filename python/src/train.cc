@@ -10,9 +10,10 @@
 #include "cli/run_folder.h"
 #include "core/error.h"
 #include "data/prune.h"
+#include "io/collection_readers.h"
+#include "python/src/bindings.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
-#include "python/src/bindings.h"
 
 namespace graphcost::python {
 
@@ -89,10 +90,10 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
     load.exclude = options.exclude;
     load.prune_hops = options.prune_hops;
     load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
-    auto train_set = data::open_collection(options.data, id, options.split, load);
+    auto train_set = io::open_collection(options.data, id, options.split, load);
     std::unique_ptr<data::Collection> valid_set;
     if (!options.valid_split.empty())
-      valid_set = data::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
+      valid_set = io::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
                                         id, options.valid_split, load);
     if (overwrite) cli::remove_run_files(out);
     train::clear_stop_request();
