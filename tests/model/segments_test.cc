@@ -150,8 +150,13 @@ TEST(Segments, ModelOptionsJsonCarriesTheSegmentSize) {
   const ModelOptions back = j.get<ModelOptions>();
   EXPECT_EQ(back.segment_nodes, 4096);
   EXPECT_EQ(back.segment_partition, "metis");
-  EXPECT_THROW(nlohmann::json({{"segment_nodes", -1}}).get<ModelOptions>(), Error);
-  EXPECT_THROW(nlohmann::json({{"segment_partition", "louvain"}}).get<ModelOptions>(), Error);
+  // Read as given, refused by the options' checks (which building a model runs).
+  EXPECT_THROW(check_model_options(nlohmann::json({{"segment_nodes", -1}}).get<ModelOptions>()),
+               Error);
+  EXPECT_THROW(
+      check_model_options(nlohmann::json({{"segment_partition", "louvain"}}).get<ModelOptions>()),
+      Error);
+  EXPECT_THROW(Ranker(nlohmann::json({{"segment_nodes", -1}}).get<ModelOptions>()), Error);
 }
 
 }  // namespace
