@@ -16,6 +16,8 @@
 # environment: SEEDS (5), XGB_CANDIDATES ("name:rounds:depth:eta ..."), NEURAL_ITERATIONS
 #   ("300 1000"), KERNELS (every folder under ../shared/data/kernel_tuner), THREADS (1), QUICK=1
 #   (a smoke test of the mechanics: 2 seeds, tiny runs; its numbers mean nothing).
+# Interrupted, it resumes: rerun the same command with the same WORK_DIR; finished runs are kept
+# and only rescored (test.tsv is rebuilt).
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"
 bin=${1:?usage: kt_holdout_protocol.sh GRAPHCOST_BINARY [WORK_DIR]}
@@ -54,8 +56,11 @@ run() {  # LOG CMD...: quietly; on failure shows the log's tail and stops
   "$@" > "$out" 2>&1 || { tail -n 5 "$out" >&2; echo "kt_holdout_protocol: failed: $*" >&2; exit 1; }
 }
 # fit METHOD SETTING SEED OUT EXCLUDED...: trains on the kernel's caches less the excluded graphs.
+# A run holding both its model file and config.json is kept, so an interrupted protocol resumes
+# where it stopped (both files are written by rename).
 fit() {
   local method=$1 setting=$2 seed=$3 out=$4; shift 4
+  if [ -f "$out/config.json" ] && { [ -f "$out/model.xgb" ] || [ -f "$out/model.pt" ]; }; then return 0; fi
   local common=(--data "$kernel_dir" --collection tile:xla --threads "$threads" --seed "$seed" --out "$out")
   for name in "$@"; do common+=(--exclude "$name"); done
   if [ "$method" = xgboost ]; then
@@ -72,7 +77,7 @@ score() {  # RUN NAME -> "tau top1 top5" on that graph
   "$bin" eval --model "$1" --data "$kernel_dir" --threads "$threads" --json 2> /dev/null | graph_metrics "$2"
 }
 
-kernels=(${KERNELS:-$(ls "$root")})
+kernels=(${KERNELS:-$(cd "$root" && for d in */; do echo "${d%/}"; done)})
 for kernel in "${kernels[@]}"; do
   kernel_dir="$root/$kernel/"
   caches=("$kernel_dir"*.json.gz)
@@ -80,7 +85,7 @@ for kernel in "${kernels[@]}"; do
   mapfile -t names < <("$bin" eval --baseline random --collection tile:xla --data "$kernel_dir" \
     --max-configs 2 --json 2> /dev/null | "$py" -c 'import json,sys; [print(g["name"]) for g in json.load(sys.stdin)["graphs"]]')
   device_of() { basename "$1" .json.gz; }
-  name_of() { for n in "${names[@]}"; do [[ "$n" == *"_$1"* ]] && echo "$n"; done; }
+  name_of() { for n in "${names[@]}"; do if [[ "$n" == *"_$1"* ]]; then echo "$n"; fi; done; }
   for held in "${caches[@]}"; do
     device=$(device_of "$held")
     held_name=$(name_of "$device")
