@@ -65,7 +65,6 @@ void add_xgb_command(CLI::App& app) {
   CLI::App* cmd = xgb->add_subcommand("train", "Train on one collection; writes a run folder "
                                                "(model.xgb, config.json) for eval and predict");
   auto c = std::make_shared<XgbTrainCommand>();
-  xgb::XgbOptions& o = c->options;
   const auto data = add_data_options(
       cmd, c->source, {"data", "collection", "split", "exclude", "skip_invalid"},
       {{"collection", "collection id (default: the one a collection or split folder given as "
@@ -75,29 +74,20 @@ void add_xgb_command(CLI::App& app) {
   c->collection_option = data.at("collection");
   cmd->add_option("--out", c->out, "run folder to write")->required();
   cmd->add_flag("--overwrite", c->overwrite, "replace a training run already in --out");
-  cmd->add_option("--rounds", o.rounds, "boosting rounds")->check(at_least(1))->capture_default_str();
-  cmd->add_option("--max-depth", o.max_depth, "tree depth")->check(at_least(1))->capture_default_str();
-  cmd->add_option("--eta", o.eta, "learning rate")->check(CLI::Range(0.0, 1.0))->capture_default_str();
-  cmd->add_option("--subsample", o.subsample, "row subsample per tree")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--colsample", o.colsample, "column subsample per tree")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
-  cmd->add_option("--max-configs", o.max_configs_per_graph,
-                  "seeded sample of configurations per graph (0 = all)")
-      ->check(at_least(0))
-      ->capture_default_str();
-  cmd->add_option("--num-opcodes", o.features.num_opcodes, "opcode histogram bins")
-      ->check(at_least(1))
-      ->capture_default_str();
-  cmd->add_option("--layout-nodes", o.features.layout_nodes,
-                  "configurable nodes whose values are features of their own (layout)")
-      ->check(at_least(0))
-      ->capture_default_str();
-  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
-  add_threads_option(cmd, o.threads, "threads");
-  cmd->callback([c] { run_xgb_train(*c); });
+  // Every XGBoost option with a flag, by its config.json key (xgb/options.h); checked by the
+  // table's checks before any data is read.
+  auto flags = std::make_shared<OptionFlags<xgb::XgbOptions>>(cmd);
+  const xgb::XgbOptions defaults;
+  flags->add<xgb::XgbOptions>(
+      xgb::xgb_option_fields(), [](xgb::XgbOptions& o) -> xgb::XgbOptions& { return o; }, defaults);
+  flags->add<xgb::FeatureOptions>(
+      xgb::feature_option_fields(),
+      [](xgb::XgbOptions& o) -> xgb::FeatureOptions& { return o.features; }, defaults.features);
+  cmd->callback([c, flags] {
+    flags->apply(c->options);
+    xgb::check_xgb_options(c->options);
+    run_xgb_train(*c);
+  });
 }
 
 }  // namespace graphcost::cli

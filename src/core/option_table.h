@@ -43,8 +43,8 @@ struct OptionField {
   const char* flags;
   OptionMember<Options> member;
   const char* help;
-  OptionCheck<Options> check = nullptr;   // nullptr: any value of the type
-  bool may_change_on_resume = false;      // `train --resume` may give it otherwise
+  OptionCheck<Options> check = nullptr;  // nullptr: any value of the type
+  bool may_change_on_resume = false;     // `train --resume` may give it otherwise
 };
 
 // A group's table: a view of a static array of fields.
@@ -70,14 +70,22 @@ class OptionTable {
 // Reads a JSON value into a field's type. An integer must fit the type exactly (nlohmann would
 // turn 1e30 or -1 into some integer without a word); a wrong type is an Error(where, key,
 // "wrong type: expected ..., got ...").
-void read_option_value(const nlohmann::json& value, bool& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, int& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, int64_t& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, uint64_t& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, double& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, std::string& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, std::vector<std::string>& out, const std::string& where, const std::string& key);
-void read_option_value(const nlohmann::json& value, std::vector<int64_t>& out, const std::string& where, const std::string& key);
+void read_option_value(const nlohmann::json& value, bool& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, int& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, int64_t& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, uint64_t& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, double& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, std::string& out, const std::string& where,
+                       const std::string& key);
+void read_option_value(const nlohmann::json& value, std::vector<std::string>& out,
+                       const std::string& where, const std::string& key);
+void read_option_value(const nlohmann::json& value, std::vector<int64_t>& out,
+                       const std::string& where, const std::string& key);
 
 // Writes every field of the table into the JSON object j (other keys of j stay).
 template <typename Options>
@@ -113,6 +121,18 @@ bool read_option_field(OptionTable<Options> table, const std::string& key,
       },
       field->member);
   return true;
+}
+
+// Reads every key of the JSON object j into its field over the current values; j not an object,
+// a key the table lacks or a wrong type is an Error(where, key, problem). Values are not checked.
+template <typename Options>
+void read_option_fields(OptionTable<Options> table, const nlohmann::json& j, Options& options,
+                        const std::string& where) {
+  if (!j.is_object()) throw Error(where, "", "expected a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    if (!read_option_field(table, key, value, options, where))
+      throw Error(where, key, "unknown key");
+  }
 }
 
 // Checks every field in table order; the first bad one is an Error(where, key, problem).

@@ -23,6 +23,7 @@ Run load_run(const std::string& run_dir) {
     check_data(config.options.contains("xgboost"), config_path, "xgboost", "missing");
     try {
       xgb::from_json(config.options["xgboost"], options);
+      xgb::check_xgb_options(options);
     } catch (const Error& e) {
       throw Error(config_path, "", e.what());
     }

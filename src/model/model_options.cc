@@ -138,11 +138,7 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
-  check_data(j.is_object(), kModelOptionsWhere, "", "expected a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    if (!read_option_field(model_option_fields(), key, value, options, kModelOptionsWhere))
-      throw Error(kModelOptionsWhere, key, "unknown key");
-  }
+  read_option_fields(model_option_fields(), j, options, kModelOptionsWhere);
 }
 
 }  // namespace graphcost::model

@@ -85,41 +85,4 @@ std::vector<float> feature_rows(const data::Graph& graph, const data::ConfigView
   return rows;
 }
 
-void to_json(nlohmann::json& j, const FeatureOptions& o) {
-  j = {{"kind", data::config_kind_name(o.kind)},
-       {"node_feature_width", o.node_feature_width},
-       {"config_width", o.config_width},
-       {"num_opcodes", o.num_opcodes},
-       {"layout_nodes", o.layout_nodes}};
-}
-
-void from_json(const nlohmann::json& j, FeatureOptions& o) {
-  const std::string where = "xgboost features";
-  check_data(j.is_object(), where, "", "expected a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    try {
-      if (key == "kind") {
-        const std::string kind = value.get<std::string>();
-        check_data(kind == "tile" || kind == "layout", where, key, "must be tile or layout");
-        o.kind = kind == "tile" ? data::ConfigKind::Tile : data::ConfigKind::Layout;
-      } else if (key == "node_feature_width") {
-        o.node_feature_width = value.get<int64_t>();
-      } else if (key == "config_width") {
-        o.config_width = value.get<int64_t>();
-      } else if (key == "num_opcodes") {
-        o.num_opcodes = value.get<int64_t>();
-      } else if (key == "layout_nodes") {
-        o.layout_nodes = value.get<int64_t>();
-      } else {
-        throw Error(where, key, "unknown key");
-      }
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(where, key, std::string("wrong type: ") + e.what());
-    }
-  }
-  check_data(o.num_opcodes >= 1 && o.layout_nodes >= 0 && o.node_feature_width >= 0 &&
-                 o.config_width >= 0,
-             where, "", "widths must be non-negative and num_opcodes >= 1");
-}
-
 }  // namespace graphcost::xgb

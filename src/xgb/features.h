@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "data/configs.h"
@@ -36,9 +35,5 @@ std::vector<float> graph_features(const data::Graph& graph, const FeatureOptions
 // followed by the configuration part.
 std::vector<float> feature_rows(const data::Graph& graph, const data::ConfigView& configs,
                                 const std::vector<int64_t>& indices, const FeatureOptions& options);
-
-void to_json(nlohmann::json& j, const FeatureOptions& options);
-// Unknown keys or wrong types are an Error naming the key.
-void from_json(const nlohmann::json& j, FeatureOptions& options);
 
 }  // namespace graphcost::xgb

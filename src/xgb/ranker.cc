@@ -41,7 +41,7 @@ XgbRanker::XgbRanker(XgbOptions options, std::shared_ptr<Booster> booster)
     : options_(std::move(options)), booster_(std::move(booster)) {}
 
 XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions& requested) {
-  check_data(requested.rounds >= 1, kXgbRankerWhere, "rounds", "must be at least 1");
+  check_xgb_options(requested);
   XgbOptions options = requested;
   options.features.kind = collection.id().kind;
   options.features.node_feature_width = collection.node_feature_width();
@@ -131,38 +131,6 @@ std::vector<double> XgbRanker::score(const data::Graph& graph, const data::Confi
   std::vector<double> costs(length);
   for (bst_ulong i = 0; i < length; ++i) costs[i] = -static_cast<double>(predictions[i]);
   return costs;
-}
-
-void to_json(nlohmann::json& j, const XgbOptions& o) {
-  j = {{"rounds", o.rounds},       {"max_depth", o.max_depth},
-       {"eta", o.eta},             {"subsample", o.subsample},
-       {"colsample", o.colsample}, {"objective", o.objective},
-       {"max_configs_per_graph", o.max_configs_per_graph},
-       {"seed", o.seed},           {"threads", o.threads}};
-  nlohmann::json features;
-  to_json(features, o.features);
-  j["features"] = features;
-}
-
-void from_json(const nlohmann::json& j, XgbOptions& o) {
-  check_data(j.is_object(), "xgboost options", "", "expected a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    try {
-      if (key == "rounds") o.rounds = value.get<int64_t>();
-      else if (key == "max_depth") o.max_depth = value.get<int64_t>();
-      else if (key == "eta") o.eta = value.get<double>();
-      else if (key == "subsample") o.subsample = value.get<double>();
-      else if (key == "colsample") o.colsample = value.get<double>();
-      else if (key == "objective") o.objective = value.get<std::string>();
-      else if (key == "max_configs_per_graph") o.max_configs_per_graph = value.get<int64_t>();
-      else if (key == "seed") o.seed = value.get<uint64_t>();
-      else if (key == "threads") o.threads = value.get<int>();
-      else if (key == "features") from_json(value, o.features);
-      else throw Error("xgboost options", key, "unknown key");
-    } catch (const nlohmann::json::exception& e) {
-      throw Error("xgboost options", key, std::string("wrong type: ") + e.what());
-    }
-  }
 }
 
 }  // namespace graphcost::xgb

@@ -12,25 +12,9 @@
 
 #include "data/collection.h"
 #include "xgb/features.h"
+#include "xgb/options.h"
 
 namespace graphcost::xgb {
-
-struct XgbOptions {
-  int64_t rounds = 200;  // boosting rounds (trees)
-  int64_t max_depth = 6;
-  double eta = 0.1;  // learning rate
-  double subsample = 1.0;
-  double colsample = 1.0;  // colsample_bytree
-  std::string objective = "rank:pairwise";
-  int64_t max_configs_per_graph = 4000;  // seeded sample per query group (0 = all)
-  uint64_t seed = 0;
-  int threads = 0;  // 0: all cores
-  FeatureOptions features;  // kind and widths are filled from the data when training
-};
-
-void to_json(nlohmann::json& j, const XgbOptions& options);
-// Unknown keys or wrong types are an Error naming the key.
-void from_json(const nlohmann::json& j, XgbOptions& options);
 
 class XgbRanker {
  public:

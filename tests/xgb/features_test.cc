@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "xgb/options.h"
 
 namespace graphcost::xgb {
 namespace {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <string>
 
 #include "core/error.h"
 
@@ -58,7 +60,7 @@ TEST(XgbRanker, RanksTheObviousBestFirst) {
   const std::vector<double> costs = ranker.score(held_out.graph, held_out.configs.view());
   ASSERT_EQ(costs.size(), 32u);
   const auto best = std::min_element(costs.begin(), costs.end()) - costs.begin();
-  EXPECT_EQ(best, 3 * 4 + 0);  // (x0, x1) = (3, 0)
+  EXPECT_EQ(best, 3 * 4 + 0);                            // (x0, x1) = (3, 0)
   EXPECT_EQ(ranker.options().features.config_width, 2);  // filled from the data
 }
 
@@ -101,6 +103,66 @@ TEST(XgbRanker, BadModelFileIsAnError) {
   XgbOptions no_rounds = small_options();
   no_rounds.rounds = 0;
   EXPECT_THROW(XgbRanker::train(*grid_collection(1), no_rounds), Error);
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(XgbOptions, JsonComesFromTheTableAndReadsBack) {
+  XgbOptions o = small_options();
+  o.max_configs_per_graph = 0;
+  o.seed = 7;
+  o.features.kind = data::ConfigKind::Layout;
+  o.features.layout_nodes = 26;
+  nlohmann::json j;
+  to_json(j, o);
+  EXPECT_EQ(j.dump(),
+            "{\"colsample\":1.0,\"eta\":0.3,\"features\":{\"config_width\":0,\"kind\":\"layout\","
+            "\"layout_nodes\":26,\"node_feature_width\":0,\"num_opcodes\":256},"
+            "\"max_configs_per_graph\":0,\"max_depth\":4,\"objective\":\"rank:pairwise\",\"rounds\":30,"
+            "\"seed\":7,\"subsample\":1.0,\"threads\":1}");
+  XgbOptions back;
+  from_json(j, back);
+  nlohmann::json again;
+  to_json(again, back);
+  EXPECT_EQ(again, j);
+  // Only the keys present are read; values are checked separately.
+  XgbOptions partial;
+  from_json(nlohmann::json{{"rounds", 0}}, partial);
+  EXPECT_EQ(partial.rounds, 0);
+  EXPECT_EQ(partial.max_depth, XgbOptions{}.max_depth);
+  EXPECT_EQ(error_of([&] { check_xgb_options(partial); }),
+            "xgboost options: rounds: must be at least 1, got 0");
+  EXPECT_EQ(error_of([&] {
+              from_json(nlohmann::json{{"depth", 3}}, partial);
+            }),
+            "xgboost options: depth: unknown key");
+  EXPECT_EQ(error_of([&] {
+              from_json(nlohmann::json{{"rounds", 2.5}}, partial);
+            }),
+            "xgboost options: rounds: expected an integer in [-9223372036854775808, "
+            "9223372036854775807], got 2.5");
+  EXPECT_EQ(error_of([&] {
+              from_json(nlohmann::json{{"eta", "fast"}}, partial);
+            }),
+            "xgboost options: eta: wrong type: expected a number, got a string \"fast\"");
+  EXPECT_EQ(error_of([&] {
+              from_json(nlohmann::json{{"features", {{"kind", "grid"}}}}, partial);
+            }),
+            "xgboost features: kind: expected \"tile\" or \"layout\", got \"grid\"");
+  XgbOptions ndcg;
+  from_json(nlohmann::json{{"objective", "rank:ndcg"}}, ndcg);
+  EXPECT_EQ(error_of([&] { check_xgb_options(ndcg); }),
+            "xgboost options: objective: \"rank:ndcg\" is not supported (only rank:pairwise suits "
+            "the labels)");
+  EXPECT_EQ(error_of([&] { from_json(nlohmann::json::array(), partial); }),
+            "xgboost options: expected a JSON object");
 }
 
 }  // namespace
