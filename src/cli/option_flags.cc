@@ -23,6 +23,19 @@ std::map<std::string, CLI::Option*> add_data_options(
   return added;
 }
 
+void add_train_option_flags(OptionFlags<train::TrainOptions>& flags) {
+  const train::TrainOptions defaults;
+  flags.add<data::DataOptions>(
+      data::data_option_fields(), [](train::TrainOptions& o) -> data::DataOptions& { return o; },
+      defaults);
+  flags.add<train::TrainOptions>(
+      train::train_option_fields(),
+      [](train::TrainOptions& o) -> train::TrainOptions& { return o; }, defaults);
+  flags.add<model::ModelOptions>(
+      model::model_option_fields(),
+      [](train::TrainOptions& o) -> model::ModelOptions& { return o.model; }, defaults.model);
+}
+
 CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::string& what) {
   return command->add_option("--threads", threads, what + " (<= 0: all cores)")
       ->capture_default_str();

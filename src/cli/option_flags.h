@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "core/option_table.h"
 #include "data/data_options.h"
+#include "train/options.h"
 
 namespace graphcost::cli {
 
@@ -79,6 +80,10 @@ class OptionFlags {
   std::vector<std::function<void(Root&)>> appliers_;
   std::map<std::string, CLI::Option*> options_;
 };
+
+// `train`'s flags: every field with a flag of its three groups (data, training, model), by its
+// config.json key.
+void add_train_option_flags(OptionFlags<train::TrainOptions>& flags);
 
 // The shared data group (data/data_options.h) on a command that reads a collection: the flags of
 // the given keys (in that order), writing into options, whose current values are the defaults

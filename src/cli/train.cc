@@ -150,16 +150,7 @@ void add_train_command(CLI::App& app) {
   sub->add_flag("--overwrite", command->overwrite,
                 "Replace a run already in RUN_DIR (without it, train refuses to write over one)");
   // Every option of the three groups, by its config.json key (train/options.h).
-  const train::TrainOptions defaults;
-  flags.add<data::DataOptions>(
-      data::data_option_fields(),
-      [](train::TrainOptions& o) -> data::DataOptions& { return o; }, defaults);
-  flags.add<train::TrainOptions>(
-      train::train_option_fields(), [](train::TrainOptions& o) -> train::TrainOptions& { return o; },
-      defaults);
-  flags.add<model::ModelOptions>(
-      model::model_option_fields(),
-      [](train::TrainOptions& o) -> model::ModelOptions& { return o.model; }, defaults.model);
+  add_train_option_flags(flags);
   command->collection_option = flags.option("collection");
   flags.option("collection")
       ->description("Collection id: tile:xla or layout:{xla,nlp}:{default,random} (default: the "

@@ -18,16 +18,7 @@ train::TrainOptions parse_train(std::vector<std::string> args,
                                 const train::TrainOptions& before = {}) {
   CLI::App app;
   OptionFlags<train::TrainOptions> flags(&app);
-  const train::TrainOptions defaults;
-  flags.add<data::DataOptions>(
-      data::data_option_fields(), [](train::TrainOptions& o) -> data::DataOptions& { return o; },
-      defaults);
-  flags.add<train::TrainOptions>(
-      train::train_option_fields(), [](train::TrainOptions& o) -> train::TrainOptions& { return o; },
-      defaults);
-  flags.add<model::ModelOptions>(
-      model::model_option_fields(),
-      [](train::TrainOptions& o) -> model::ModelOptions& { return o.model; }, defaults.model);
+  add_train_option_flags(flags);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   app.parse(args);
   train::TrainOptions options = before;
