@@ -31,12 +31,8 @@ struct PyModel {
   std::string ensemble = "mean";
 };
 
-struct ScoreOptions {
-  int64_t mc_samples = 0;
-  uint64_t seed = 0;
-  int64_t slate_size = 256;
-  int64_t tta = 0;
-  int64_t anchors = infer::kAutoAnchors;
+// The scoring options (the ensemble method is the model's) and the thread count.
+struct ScoreOptions : infer::ScoringOptions {
   int threads = 0;
 };
 
@@ -56,14 +52,8 @@ std::shared_ptr<PyModel> load(const py::object& run_dirs, const std::string& ens
 }
 
 infer::Scorer make_scorer(PyModel& model, const ScoreOptions& o) {
-  infer::Scorer scorer;
-  for (infer::Run& run : model.runs) scorer.runs.push_back(&run);
+  infer::Scorer scorer(o, model.runs);
   scorer.ensemble = model.ensemble;
-  scorer.mc_samples = o.mc_samples;
-  scorer.seed = o.seed;
-  scorer.slate_size = o.slate_size;
-  scorer.tta = o.tta;
-  scorer.anchors = o.anchors;
   return scorer;
 }
 
@@ -295,7 +285,14 @@ void bind_model(py::module_& m) {
              check_data(tta >= 0, "score", "tta", "must be >= 0");
              check_data(anchors >= infer::kAutoAnchors, "score", "anchors",
                         "must be >= 0 (or -1: as predict chooses)");
-             return ScoreOptions{mc_samples, seed, slate_size, tta, anchors, threads};
+             ScoreOptions o;
+             o.mc_samples = mc_samples;
+             o.seed = seed;
+             o.slate_size = slate_size;
+             o.tta = tta;
+             o.anchors = anchors;
+             o.threads = threads;
+             return o;
            }),
            py::arg("mc_samples") = 0, py::arg("seed") = 0, py::arg("slate_size") = 256,
            py::arg("tta") = 0, py::arg("anchors") = infer::kAutoAnchors, py::arg("threads") = 0);

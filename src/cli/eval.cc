@@ -15,18 +15,13 @@ namespace graphcost::cli {
 
 namespace {
 
-struct EvalOptions {
+// The scoring options (ensemble, mc_samples, seed, slate_size, tta, anchors) and eval's own.
+struct EvalOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
-  std::string ensemble = "mean";
-  int64_t mc_samples = 0;
   std::string baseline;
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
   data::DataOptions source{"", "", "valid", {}, false, kRunPruning, "all"};
   int64_t max_configs = 0;
-  int64_t slate_size = 256;
-  int64_t tta = 0;
-  int64_t anchors = kAutoAnchors;
-  uint64_t seed = 0;
   int threads = 0;
   bool json = false;
   dist::LaunchOptions launch;
@@ -60,22 +55,14 @@ void run_eval(const EvalOptions& o) {
   model::set_threads(o.threads);
   if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
   std::vector<Run> runs;
-  Scorer scorer;
-  scorer.seed = o.seed;
-  scorer.slate_size = o.slate_size;
-  scorer.tta = o.tta;
-  scorer.anchors = o.anchors;
-  scorer.ensemble = o.ensemble;
-  scorer.mc_samples = o.mc_samples;
   std::string collection = o.source.collection;
   if (!o.run_dirs.empty()) {
     std::string trained_on;
     runs = load_runs(o.run_dirs, trained_on);
-    for (Run& run : runs) scorer.runs.push_back(&run);
     if (collection.empty()) collection = trained_on;
-  } else {
-    scorer.baseline = o.baseline;
   }
+  Scorer scorer(o, runs);
+  scorer.baseline = o.baseline;
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   check_runs_kind(runs, o.run_dirs, id);
@@ -114,11 +101,13 @@ void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   CLI::App* cmd = app.add_subcommand("eval", "Metrics per graph and their means (Kendall tau, OPA; "
                                              "top-1/5/10 error, tile score)");
-  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors);
-  cmd->add_option("--mc-samples", o->mc_samples,
-                  "score by the mean of K Monte Carlo dropout passes and report the mean predicted std (0 = off)")
-      ->check(at_least(0))
-      ->capture_default_str();
+  const ScoringFlags scoring = add_scoring_options(cmd, o->run_dirs, *o);
+  scoring.mc_samples->description(
+      "score by the mean of K Monte Carlo dropout passes and report the mean predicted std "
+      "(0 = off)");
+  scoring.seed->description(
+      "seed for sampling, the random baseline, the anchor sample, the --tta groupings and MC "
+      "dropout");
   cmd->add_option("--baseline", o->baseline, "instead of a model: random, or default (tile)");
   const auto data = add_data_options(
       cmd, o->source, {"data", "collection", "split", "prune_hops"},
@@ -131,14 +120,6 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--max-configs", o->max_configs,
                   "evaluate a seeded sample of at most this many configurations per graph (0 = all)")
       ->check(at_least(0))
-      ->capture_default_str();
-  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
-      ->check(at_least(1))
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed,
-                  "seed for sampling, the random baseline, the anchor sample, the --tta groupings "
-                  "and MC dropout")
-      ->check(unsigned_64())
       ->capture_default_str();
   add_threads_option(cmd, o->threads, "threads");
   cmd->add_flag("--json", o->json, "one JSON object on stdout");

@@ -18,18 +18,13 @@ namespace graphcost::cli {
 
 namespace {
 
-struct PredictOptions {
+// The scoring options (ensemble, mc_samples, seed, slate_size, tta, anchors) and predict's own.
+struct PredictOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
-  std::string ensemble = "mean";
-  int64_t mc_samples = 0;
-  uint64_t seed = 0;
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
   data::DataOptions source{"", "", "test", {}, false, kRunPruning, "all"};
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
-  int64_t slate_size = 256;
-  int64_t tta = 0;
-  int64_t anchors = kAutoAnchors;
   int threads = 0;
   dist::LaunchOptions launch;
 };
@@ -59,15 +54,8 @@ void run_predict(const PredictOptions& o) {
   apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
-  Scorer scorer;
+  Scorer scorer(o, runs);
   scorer.group = group.get();
-  for (Run& run : runs) scorer.runs.push_back(&run);
-  scorer.ensemble = o.ensemble;
-  scorer.mc_samples = o.mc_samples;
-  scorer.seed = o.seed;
-  scorer.slate_size = o.slate_size;
-  scorer.tta = o.tta;
-  scorer.anchors = o.anchors;
   std::vector<eval::SubmissionEntry> entries;
   for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
   if (group && !group->leader()) return;  // rank 0 writes what all computed
@@ -92,15 +80,9 @@ struct SubmitOptions {
 void add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* cmd = app.add_subcommand("predict", "Rank every configuration and write a Kaggle submission file");
-  add_run_options(cmd, o->run_dirs, o->ensemble, o->tta, o->anchors)->required();
-  cmd->add_option("--mc-samples", o->mc_samples,
-                  "rank by the mean of K Monte Carlo dropout passes (0 = off)")
-      ->check(at_least(0))
-      ->capture_default_str();
-  cmd->add_option("--seed", o->seed,
-                  "seed of the anchor sample, the --tta groupings and the MC-dropout masks")
-      ->check(unsigned_64())
-      ->capture_default_str();
+  const ScoringFlags scoring = add_scoring_options(cmd, o->run_dirs, *o);
+  scoring.model->required();
+  scoring.mc_samples->description("rank by the mean of K Monte Carlo dropout passes (0 = off)");
   const auto data = add_data_options(
       cmd, o->source, {"data", "collection", "split", "prune_hops"},
       {{"collection", "collection id (default: the run's)"},
@@ -112,9 +94,6 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--out", o->out, "submission CSV to write")->required();
   cmd->add_option("--scores", o->scores_out,
                   "also write every graph's scores (lower = faster) as JSON {graph: [score, ...]}");
-  cmd->add_option("--slate-size", o->slate_size, "configurations scored per forward pass")
-      ->check(at_least(1))
-      ->capture_default_str();
   add_threads_option(cmd, o->threads, "threads");
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });

@@ -21,9 +21,15 @@ using infer::Run;
 using infer::score_collection;
 using infer::Scorer;
 
-// The options eval and predict share: --model (repeat it for an ensemble), --ensemble, --tta
-// and --anchors. Returns the --model option.
-CLI::Option* add_run_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
-                             std::string& ensemble, int64_t& tta, int64_t& anchors);
+// The options eval and predict share: --model (repeat it for an ensemble) and the scoring
+// options (--ensemble, --mc-samples, --seed, --slate-size, --tta, --anchors). The options a
+// command words its own way are returned.
+struct ScoringFlags {
+  CLI::Option* model;
+  CLI::Option* mc_samples;
+  CLI::Option* seed;
+};
+ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
+                                 infer::ScoringOptions& scoring);
 
 }  // namespace graphcost::cli

@@ -3,7 +3,7 @@
 // scores by (plain slates, anchored attention, test-time augmentation, MC dropout, segments) is
 // chosen here, and so is how a collection's graphs are spread over the cores. eval, predict,
 // training's validation and tune's model-guided search all score through this layer; the CLI
-// keeps only flags and printing (cli/scoring.h: add_run_options).
+// keeps only flags and printing (cli/scoring.h: add_scoring_options).
 #pragma once
 
 #include <cstdint>
@@ -59,21 +59,31 @@ std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string
 // an Error (it has no weights to fine-tune).
 model::Ranker load_neural_model(const std::string& path);
 
-// How to score: one or several runs (an ensemble, see eval/ensemble.h), or a baseline
-// ("random", or "default" for tile: the compiler's default configuration first, i.e. the one
-// whose runtime equals its normaliser).
-struct Scorer {
-  std::vector<Run*> runs;
+// How trained runs are scored, apart from which runs: the options eval, predict and the Python
+// module take from their users (the defaults are the command lines').
+struct ScoringOptions {
   std::string ensemble = "mean";  // how several runs' scores are combined: mean or rank
   int64_t mc_samples = 0;         // > 0: neural runs score by the mean of this many MC-dropout passes
-  std::string baseline;
   uint64_t seed = 0;
   int64_t slate_size = 256;
   int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
   // Attention models: > 0 scores against this many fixed anchors (model/tta.h); kAutoAnchors
   // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
-  // slates of slate_size. The default is the command lines'.
+  // slates of slate_size.
   int64_t anchors = kAutoAnchors;
+};
+
+// How to score: one or several runs (an ensemble, see eval/ensemble.h), or a baseline
+// ("random", or "default" for tile: the compiler's default configuration first, i.e. the one
+// whose runtime equals its normaliser).
+struct Scorer : ScoringOptions {
+  Scorer() = default;
+  // Scores with every run of runs (which must outlive the scorer) as options say.
+  Scorer(const ScoringOptions& options, std::vector<Run>& runs) : ScoringOptions(options) {
+    for (Run& run : runs) this->runs.push_back(&run);
+  }
+  std::vector<Run*> runs;
+  std::string baseline;
   // Across processes (docs/distributed.md): each rank scores the graphs it owns and every rank
   // returns every graph's scores, the same as one process's. Null: this process scores all.
   dist::Group* group = nullptr;
