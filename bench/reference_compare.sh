@@ -9,7 +9,7 @@
 # collection id of DATA_FOLDER or of the synthetic files, default layout:xla:random; a "default"
 # search changes a few nodes per configuration, so rows share classes: model/config_classes.h);
 # RANDOM_SEARCH (independent or tied: the synthetic random search, every node on its own or tied
-# groups with a few assignments each as in real random-search files; data/synth/generator.h);
+# groups with a few assignments each as in real random-search files; synth/generator.h);
 # REFERENCE_MALLOC (tcmalloc, the default where installed, or glibc; see below).
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"

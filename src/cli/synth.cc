@@ -5,8 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
-#include "data/synth/dataset.h"
-#include "data/synth/plan_file.h"
+#include "synth/dataset.h"
+#include "synth/plan_file.h"
 
 namespace graphcost::cli {
 
@@ -24,16 +24,16 @@ struct SynthCommandOptions {
 };
 
 void run_synth(const SynthCommandOptions& cli) {
-  data::synth::SynthOptions options;
+  synth::SynthOptions options;
   options.out = cli.out;
   options.seed = cli.seed;
-  options.scale = data::synth::parse_scale(cli.scale);
+  options.scale = synth::parse_scale(cli.scale);
   options.noise = cli.noise;
   options.threads = cli.threads;
   options.compress = !cli.stored;
   options.overwrite = cli.overwrite;
-  if (!cli.plan.empty()) options.plan = data::synth::read_collection_plans(cli.plan);
-  const auto files = data::synth::write_synthetic_dataset(options);
+  if (!cli.plan.empty()) options.plan = synth::read_collection_plans(cli.plan);
+  const auto files = synth::write_synthetic_dataset(options);
   int64_t configs = 0;
   for (const auto& f : files) configs += f.configs;
   std::printf("wrote %zu files (%lld configurations) under %s; report: %s/synth_report.json\n",

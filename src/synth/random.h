@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 // Mixes a seed with up to three stream ids (SplitMix64 finaliser), so that every file and
 // every purpose gets its own stream whatever the thread count or generation order.
@@ -44,4 +44,4 @@ class Random {
   std::mt19937_64 engine_;
 };
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

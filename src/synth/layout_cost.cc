@@ -1,10 +1,10 @@
-#include "data/synth/layout_cost.h"
+#include "synth/layout_cost.h"
 
 #include <cmath>
 #include <cstring>
 #include <unordered_map>
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 
@@ -236,4 +236,4 @@ double LayoutCostModel::runtime_ns(const int8_t* config) const {
   return total;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "data/synth/hlo.h"
-#include "data/synth/random.h"
+#include "synth/hlo.h"
+#include "synth/random.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 class ProgramBuilder {
  public:
@@ -69,4 +69,4 @@ class ProgramBuilder {
   std::map<std::pair<int, std::vector<int64_t>>, int32_t> splats_;  // last splat per shape
 };
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

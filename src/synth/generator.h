@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "data/collection.h"
-#include "data/synth/model_programs.h"
 #include "io/tpugraphs_npz.h"
+#include "synth/model_programs.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 // How layout configurations are drawn: near the compiler default (few nodes changed from all
 // -1); independently random per node (each slot any permutation of its dims); or a random search
@@ -41,7 +41,7 @@ struct TileKernelOptions {
 
 // One generated file.
 struct SynthGraph {
-  GraphRecord record;             // graph and configurations; configs.runtimes = what a reader
+  data::GraphRecord record;       // graph and configurations; configs.runtimes = what a reader
                                   // of the written file gets (layout ns, tile runtime/normalizer)
   io::RuntimeColumns runtimes;    // the integer columns the file stores (noisy)
   std::vector<double> noiseless;  // noiseless runtime in ns per configuration
@@ -54,8 +54,8 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed);
 
 // Shorthand for benchmarks: a convolutional program with random-search configurations and 1%
 // noise; the integer runtime columns go to *runtimes_out when it is not null.
-GraphRecord synth_layout_graph(int64_t nodes, double configurable_fraction, int64_t configs,
-                               uint64_t seed, io::RuntimeColumns* runtimes_out);
+data::GraphRecord synth_layout_graph(int64_t nodes, double configurable_fraction, int64_t configs,
+                                     uint64_t seed, io::RuntimeColumns* runtimes_out);
 
 // A tile kernel with its tile configurations; the first configuration is the default tile,
 // whose noisy runtime is every configuration's normalizer.
@@ -68,4 +68,4 @@ double kendall_tau_b_pairs(const std::vector<double>& x, const std::vector<doubl
 double noise_ceiling(const std::vector<double>& noiseless, const std::vector<double>& noisy,
                      uint64_t seed, int64_t max_sample = 2000);
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

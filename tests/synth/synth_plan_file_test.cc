@@ -4,9 +4,9 @@
 #include <string>
 
 #include "core/error.h"
-#include "data/synth/plan_file.h"
+#include "synth/plan_file.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 namespace {
 
 nlohmann::json layout_entry() {
@@ -100,4 +100,4 @@ TEST(SynthPlanFile, BadPlansNameTheKey) {
 }
 
 }  // namespace
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

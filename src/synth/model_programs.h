@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/synth/hlo.h"
+#include "synth/hlo.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 enum class ProgramFamily { Convolutional, Transformer };
 
@@ -28,4 +28,4 @@ constexpr int64_t kMinLayoutProgramNodes = 128;
 LayoutProgram build_layout_program(uint64_t seed, ProgramFamily family, int64_t nodes,
                                    double configurable_fraction);
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "data/synth/dataset.h"
+#include "synth/dataset.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 // Reads a plan from parsed JSON; `where` names its source in errors. An unknown key, a missing
 // key, a wrong type or an out-of-range value is an Error naming the key.
@@ -27,4 +27,4 @@ std::vector<CollectionPlan> collection_plans_from_json(const nlohmann::json& j,
 // Reads a plan file (see above); an unreadable or malformed file is an Error naming it.
 std::vector<CollectionPlan> read_collection_plans(const std::string& path);
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/synth/hlo.h"
+#include "synth/hlo.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 struct LayoutCostParams {
   double bandwidth_bytes_per_ns = 1200.0;  // HBM, 1.2 TB/s
@@ -78,4 +78,4 @@ class LayoutCostModel {
   std::vector<EdgeTerm> edges_;
 };
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

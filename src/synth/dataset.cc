@@ -1,4 +1,4 @@
-#include "data/synth/dataset.h"
+#include "synth/dataset.h"
 
 #include <omp.h>
 
@@ -11,11 +11,11 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "data/synth/random.h"
 #include "io/npz.h"
 #include "io/tpugraphs_npz.h"
+#include "synth/random.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace fs = std::filesystem;
 
@@ -23,17 +23,18 @@ namespace {
 
 // Local spellings of CollectionId::str() and relative_dir(), so the generator does not depend
 // on the collection loader.
-std::string id_text(const CollectionId& id) {
-  return id.kind == ConfigKind::Tile ? "tile:" + id.space : "layout:" + id.space + ":" + id.search;
+std::string id_text(const data::CollectionId& id) {
+  return id.kind == data::ConfigKind::Tile ? "tile:" + id.space
+                                           : "layout:" + id.space + ":" + id.search;
 }
 
-std::string id_dir(const CollectionId& id) {
-  return id.kind == ConfigKind::Tile ? "npz/tile/" + id.space
-                                     : "npz/layout/" + id.space + "/" + id.search;
+std::string id_dir(const data::CollectionId& id) {
+  return id.kind == data::ConfigKind::Tile ? "npz/tile/" + id.space
+                                           : "npz/layout/" + id.space + "/" + id.search;
 }
 
-uint64_t space_stream(const CollectionId& id) {
-  if (id.kind == ConfigKind::Tile) return 3;
+uint64_t space_stream(const data::CollectionId& id) {
+  if (id.kind == data::ConfigKind::Tile) return 3;
   return id.space == "nlp" ? 2 : 1;
 }
 
@@ -42,7 +43,8 @@ CollectionPlan make_plan(const std::string& id, int64_t train, int64_t valid, in
                          int64_t max_configs, double min_fraction, double max_fraction) {
   CollectionPlan plan;
   const size_t first = id.find(':'), second = id.find(':', first + 1);
-  plan.id.kind = id.compare(0, first, "tile") == 0 ? ConfigKind::Tile : ConfigKind::Layout;
+  plan.id.kind =
+      id.compare(0, first, "tile") == 0 ? data::ConfigKind::Tile : data::ConfigKind::Layout;
   plan.id.space =
       id.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   plan.id.search = second == std::string::npos ? "" : id.substr(second + 1);
@@ -177,7 +179,7 @@ std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uin
   std::vector<PlannedFile> files;
   for (size_t c = 0; c < plan.size(); ++c) {
     const CollectionPlan& collection = plan[c];
-    const bool tile = collection.id.kind == ConfigKind::Tile;
+    const bool tile = collection.id.kind == data::ConfigKind::Tile;
     for (int s = 0; s < 3; ++s) {
       for (int64_t i = 0; i < collection.files[s]; ++i) {
         PlannedFile f;
@@ -213,7 +215,7 @@ std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uin
 
 SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise) {
   SynthGraph graph;
-  if (collection.id.kind == ConfigKind::Tile) {
+  if (collection.id.kind == data::ConfigKind::Tile) {
     TileKernelOptions options;
     options.nodes = file.nodes;
     options.configs = file.configs;
@@ -226,8 +228,8 @@ SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& fi
     options.configs = file.configs;
     options.family = file.family;
     options.search = collection.id.search != "random" ? LayoutSearch::Default
-                     : collection.tied_random_search ? LayoutSearch::Tied
-                                                     : LayoutSearch::Random;
+                     : collection.tied_random_search  ? LayoutSearch::Tied
+                                                      : LayoutSearch::Random;
     options.noise = noise;
     options.config_stream = options.search == LayoutSearch::Default ? 1 : 2;
     graph = synth_layout_graph(options, file.seed);
@@ -318,4 +320,4 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
   return summaries;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -1,14 +1,14 @@
-#include "data/synth/model_programs.h"
+#include "synth/model_programs.h"
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "core/error.h"
-#include "data/synth/program_builder.h"
-#include "data/synth/random.h"
+#include "synth/program_builder.h"
+#include "synth/random.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 
@@ -326,4 +326,4 @@ LayoutProgram build_layout_program(uint64_t seed, ProgramFamily family, int64_t 
   return result;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -1,4 +1,4 @@
-#include "data/synth/generator.h"
+#include "synth/generator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,11 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "data/synth/layout_cost.h"
-#include "data/synth/random.h"
-#include "data/synth/tile_kernel.h"
+#include "synth/layout_cost.h"
+#include "synth/random.h"
+#include "synth/tile_kernel.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 
@@ -199,8 +199,8 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   const int64_t nc = static_cast<int64_t>(program.configurable.size());
   Random config_random(derive_seed(seed, kConfigStream, options.config_stream));
   SynthGraph out;
-  ConfigTable& configs = out.record.configs;
-  configs.kind = ConfigKind::Layout;
+  data::ConfigTable& configs = out.record.configs;
+  configs.kind = data::ConfigKind::Layout;
   configs.count = options.configs;
   configs.nodes = nc;
   configs.width = kLayoutWidth;
@@ -222,7 +222,7 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   return out;
 }
 
-GraphRecord synth_layout_graph(int64_t nodes, double configurable_fraction, int64_t configs,
+data::GraphRecord synth_layout_graph(int64_t nodes, double configurable_fraction, int64_t configs,
                                uint64_t seed, io::RuntimeColumns* runtimes_out) {
   LayoutGraphOptions options;
   options.nodes = nodes;
@@ -253,8 +253,8 @@ SynthGraph synth_tile_kernel(const TileKernelOptions& options, uint64_t seed) {
   std::vector<int64_t> order(count);
   for (int64_t j = 0; j < count; ++j) order[j] = j;
   config_random.shuffle(order);
-  ConfigTable& configs = out.record.configs;
-  configs.kind = ConfigKind::Tile;
+  data::ConfigTable& configs = out.record.configs;
+  configs.kind = data::ConfigKind::Tile;
   configs.count = count;
   configs.width = 24;
   configs.tile.resize(count * 24);
@@ -276,4 +276,4 @@ SynthGraph synth_tile_kernel(const TileKernelOptions& options, uint64_t seed) {
   return out;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/synth/hlo.h"
-#include "data/synth/random.h"
+#include "synth/hlo.h"
+#include "synth/random.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 enum class KernelKind { Contraction, Reduction, Elementwise };
 
@@ -58,4 +58,4 @@ void write_tile_features(const TileKernel& kernel, const TileConfig& config, flo
 double tile_runtime_ns(const TileKernel& kernel, const TileConfig& config,
                        const TileCostParams& params = {});
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

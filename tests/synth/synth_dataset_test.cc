@@ -6,11 +6,11 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "data/synth/dataset.h"
+#include "synth/dataset.h"
 #include "io/npz.h"
 #include "io/tpugraphs_npz.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 namespace {
 
 namespace fs = std::filesystem;
@@ -24,7 +24,7 @@ std::string temp_root(const std::string& name) {
 
 std::vector<CollectionPlan> tiny_plan() {
   CollectionPlan tile;
-  tile.id.kind = ConfigKind::Tile;
+  tile.id.kind = data::ConfigKind::Tile;
   tile.id.space = "xla";
   tile.id.search = "";
   tile.files[0] = 2;
@@ -35,7 +35,7 @@ std::vector<CollectionPlan> tiny_plan() {
   tile.min_configs = 20;
   tile.max_configs = 40;
   CollectionPlan layout;
-  layout.id.kind = ConfigKind::Layout;
+  layout.id.kind = data::ConfigKind::Layout;
   layout.id.space = "xla";
   layout.id.search = "random";
   layout.files[0] = 1;
@@ -94,8 +94,8 @@ TEST(SynthDataset, WritesTheNpzLayoutIndependentOfThreads) {
   for (const SynthFileSummary& f : written) {
     const std::string dir = f.collection == "tile:xla" ? "npz/tile/xla" : "npz/layout/xla/random";
     const std::string relative = dir + "/" + f.split + "/" + f.name + ".npz";
-    const GraphRecord a = io::read_tpugraphs_npz(one + "/" + relative);
-    const GraphRecord b = io::read_tpugraphs_npz(three + "/" + relative);
+    const data::GraphRecord a = io::read_tpugraphs_npz(one + "/" + relative);
+    const data::GraphRecord b = io::read_tpugraphs_npz(three + "/" + relative);
     EXPECT_EQ(a.graph.num_nodes, f.nodes);
     EXPECT_EQ(a.configs.count, f.configs);
     EXPECT_EQ(a.graph.node_features, b.graph.node_features);
@@ -129,10 +129,10 @@ TEST(SynthDataset, FilesHoldWhatTheGeneratorMadeInMemory) {
     const CollectionPlan& collection = plan[file.collection];
     const SynthGraph expected = generate_file(collection, file, 0.01);
     const std::string dir =
-        collection.id.kind == ConfigKind::Tile ? "npz/tile/xla" : "npz/layout/xla/random";
-    const GraphRecord read = io::read_tpugraphs_npz(
+        collection.id.kind == data::ConfigKind::Tile ? "npz/tile/xla" : "npz/layout/xla/random";
+    const data::GraphRecord read = io::read_tpugraphs_npz(
         root + "/" + dir + "/" + split_names()[file.split] + "/" + file.name + ".npz");
-    const Graph& g = expected.record.graph;
+    const data::Graph& g = expected.record.graph;
     EXPECT_EQ(read.graph.opcodes, g.opcodes);
     EXPECT_EQ(read.graph.node_features, g.node_features);
     EXPECT_EQ(read.graph.edges, g.edges);
@@ -156,4 +156,4 @@ TEST(SynthDataset, RefusesAnExistingDatasetUnlessOverwrite) {
 }
 
 }  // namespace
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -1,9 +1,9 @@
-#include "data/synth/program_builder.h"
+#include "synth/program_builder.h"
 
 #include <cassert>
 #include <utility>
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 int32_t ProgramBuilder::add(Instruction inst) {
   for (int32_t operand : inst.operands) {
@@ -309,4 +309,4 @@ Program ProgramBuilder::finish() {
   return program;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

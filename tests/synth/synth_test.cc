@@ -6,11 +6,11 @@
 #include <string>
 
 #include "core/error.h"
-#include "data/synth/generator.h"
-#include "data/synth/hlo.h"
-#include "data/synth/random.h"
+#include "synth/generator.h"
+#include "synth/hlo.h"
+#include "synth/random.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 namespace {
 
 SynthGraph small_layout(uint64_t seed, ProgramFamily family, LayoutSearch search) {
@@ -30,7 +30,7 @@ SynthGraph small_tile(uint64_t seed) {
   return synth_tile_kernel(options, seed);
 }
 
-int64_t rank_of(const Graph& graph, int64_t node) {
+int64_t rank_of(const data::Graph& graph, int64_t node) {
   int64_t rank = 0;
   for (int d = 0; d < 6; ++d) rank += graph.features(node)[21 + d] != 0.0f;
   return rank;
@@ -49,7 +49,7 @@ void expect_same_record(const SynthGraph& a, const SynthGraph& b) {
 }
 
 // Every edge [consumer, operand] points backwards: operands come before consumers.
-void expect_topological(const Graph& graph) {
+void expect_topological(const data::Graph& graph) {
   ASSERT_GT(graph.num_edges(), 0);
   for (int64_t e = 0; e < graph.num_edges(); ++e) {
     const int32_t consumer = graph.edges[2 * e], operand = graph.edges[2 * e + 1];
@@ -101,7 +101,7 @@ TEST(Synth, TileKernelIsDeterministicInSeed) {
 TEST(Synth, LayoutGraphsAreTopologicalWithValidNodes) {
   for (ProgramFamily family : {ProgramFamily::Convolutional, ProgramFamily::Transformer}) {
     const SynthGraph g = small_layout(11, family, LayoutSearch::Default);
-    const Graph& graph = g.record.graph;
+    const data::Graph& graph = g.record.graph;
     EXPECT_EQ(graph.num_nodes, 600);
     EXPECT_EQ(graph.feature_width, 140);
     expect_topological(graph);
@@ -153,8 +153,8 @@ TEST(Synth, ConfigurableNodesAreUniqueAndInRange) {
 TEST(Synth, LayoutValuesArePermutationsOrDefault) {
   for (LayoutSearch search : {LayoutSearch::Default, LayoutSearch::Random, LayoutSearch::Tied}) {
     const SynthGraph g = small_layout(9, ProgramFamily::Transformer, search);
-    const ConfigTable& configs = g.record.configs;
-    const Graph& graph = g.record.graph;
+    const data::ConfigTable& configs = g.record.configs;
+    const data::Graph& graph = g.record.graph;
     ASSERT_EQ(configs.width, 18);
     ASSERT_EQ(static_cast<int64_t>(configs.layout.size()), configs.count * configs.nodes * 18);
     int64_t permutations = 0;
@@ -183,7 +183,7 @@ TEST(Synth, LayoutValuesArePermutationsOrDefault) {
 
 TEST(Synth, DefaultSearchChangesFewNodes) {
   const SynthGraph g = small_layout(2, ProgramFamily::Convolutional, LayoutSearch::Default);
-  const ConfigTable& configs = g.record.configs;
+  const data::ConfigTable& configs = g.record.configs;
   double changed = 0;
   for (int64_t j = 0; j < configs.count; ++j) {
     for (int64_t k = 0; k < configs.nodes; ++k) {
@@ -198,7 +198,7 @@ TEST(Synth, DefaultSearchChangesFewNodes) {
 }
 
 // Per configurable node, the index of its 18 values among the node's distinct values, per config.
-std::vector<std::vector<int64_t>> node_value_ids(const ConfigTable& configs) {
+std::vector<std::vector<int64_t>> node_value_ids(const data::ConfigTable& configs) {
   std::vector<std::vector<int64_t>> ids(configs.nodes, std::vector<int64_t>(configs.count));
   for (int64_t k = 0; k < configs.nodes; ++k) {
     std::vector<std::string> seen;
@@ -257,7 +257,7 @@ TEST(Synth, TiedSearchHasFewAssignmentsPerNodeInGroupsThatChangeTogether) {
 TEST(Synth, TileBoundsAreConsistent) {
   for (uint64_t seed = 0; seed < 8; ++seed) {
     const SynthGraph g = small_tile(seed);
-    const Graph& graph = g.record.graph;
+    const data::Graph& graph = g.record.graph;
     expect_topological(graph);
     EXPECT_GE(graph.num_nodes, 5);
     EXPECT_LE(graph.num_nodes, 45);
@@ -266,7 +266,7 @@ TEST(Synth, TileBoundsAreConsistent) {
     const float* root = graph.features(graph.num_nodes - 1);
     ASSERT_EQ(root[0], 1.0f);
     const int64_t rank = rank_of(graph, graph.num_nodes - 1);
-    const ConfigTable& configs = g.record.configs;
+    const data::ConfigTable& configs = g.record.configs;
     ASSERT_EQ(configs.width, 24);
     ASSERT_GT(configs.count, 1);
     for (int64_t j = 0; j < configs.count; ++j) {
@@ -330,7 +330,7 @@ TEST(Synth, NoiseCeilingIsOneWithoutNoise) {
 
 TEST(Synth, ShorthandMatchesOptions) {
   io::RuntimeColumns runtimes;
-  const GraphRecord record = synth_layout_graph(500, 0.04, 50, 17, &runtimes);
+  const data::GraphRecord record = synth_layout_graph(500, 0.04, 50, 17, &runtimes);
   EXPECT_EQ(record.graph.num_nodes, 500);
   EXPECT_EQ(record.configs.count, 50);
   EXPECT_EQ(record.configs.nodes, 20);
@@ -360,4 +360,4 @@ TEST(KendallTauPairs, HandComputedCases) {
 }
 
 }  // namespace
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

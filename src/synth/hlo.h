@@ -9,7 +9,7 @@
 
 #include "data/graph.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 // TpuGraphs opcode ids (the numbering of the public featurizer's hlo_opcode.h).
 namespace opcode {
@@ -66,7 +66,7 @@ struct Program {
   // Flattens into a Graph: nodes in computation order, edges [consumer, operand] with duplicate
   // operands merged, plus an edge from each caller to the root of its callee, node_splits the
   // cumulative computation boundaries [0, ..., num_nodes] as the public encoder writes them.
-  Graph to_graph(const std::string& name) const;
+  data::Graph to_graph(const std::string& name) const;
   // Flattened instructions with operands renumbered to global ids (called roots not included).
   std::vector<Instruction> flatten() const;
 };
@@ -77,4 +77,4 @@ void write_node_features(const Instruction& inst, float* row);
 // The compiler's default layout of a rank-r array: minor_to_major = {r-1, ..., 0}.
 std::vector<int> default_layout(int64_t rank);
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -1,8 +1,8 @@
-#include "data/synth/random.h"
+#include "synth/random.h"
 
 #include <cmath>
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 uint64_t splitmix64(uint64_t x) {
@@ -46,4 +46,4 @@ double Random::log_uniform(double lo, double hi) {
   return std::exp(uniform(std::log(lo), std::log(hi)));
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "data/collection.h"
-#include "data/synth/generator.h"
+#include "synth/generator.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 enum class Scale { Small, Medium, Large };
 
@@ -21,7 +21,7 @@ std::string scale_name(Scale scale);
 
 // How one collection is populated at a scale.
 struct CollectionPlan {
-  CollectionId id;
+  data::CollectionId id;
   int64_t files[3] = {0, 0, 0};               // train, valid, test
   int64_t min_nodes = 0, max_nodes = 0;       // log-uniform
   int64_t min_configs = 0, max_configs = 0;   // log-uniform
@@ -77,4 +77,4 @@ struct SynthFileSummary {
 // ROOT/synth_report.json. Refuses an existing ROOT/npz unless overwrite is set.
 std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& options);
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

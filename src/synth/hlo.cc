@@ -1,9 +1,9 @@
-#include "data/synth/hlo.h"
+#include "synth/hlo.h"
 
 #include <algorithm>
 #include <cassert>
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 int element_bytes(int type) {
   switch (type) {
@@ -118,8 +118,8 @@ std::vector<Instruction> Program::flatten() const {
   return out;
 }
 
-Graph Program::to_graph(const std::string& name) const {
-  Graph graph;
+data::Graph Program::to_graph(const std::string& name) const {
+  data::Graph graph;
   graph.name = name;
   graph.num_nodes = num_nodes();
   graph.feature_width = kNodeFeatureWidth;
@@ -166,4 +166,4 @@ Graph Program::to_graph(const std::string& name) const {
   return graph;
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

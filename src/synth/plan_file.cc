@@ -1,10 +1,10 @@
-#include "data/synth/plan_file.h"
+#include "synth/plan_file.h"
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "data/synth/model_programs.h"
+#include "synth/model_programs.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 
@@ -32,7 +32,7 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
   for (const char* required : {"collection", "files", "nodes", "configs"})
     check_data(entry.contains(required), where, required, "missing");
   CollectionPlan plan;
-  plan.id = CollectionId::parse(entry.at("collection").get<std::string>());
+  plan.id = data::CollectionId::parse(entry.at("collection").get<std::string>());
   const std::string here = where + " (" + plan.id.str() + ")";
   const nlohmann::json& files = entry.at("files");
   check_data(files.is_array() && files.size() == 3, here, "files",
@@ -45,7 +45,7 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
   check_data(plan.min_nodes >= 1, here, "nodes", "must be at least 1");
   read_range(entry, here, "configs", plan.min_configs, plan.max_configs);
   check_data(plan.min_configs >= 1, here, "configs", "must be at least 1");
-  if (plan.id.kind == ConfigKind::Layout) {
+  if (plan.id.kind == data::ConfigKind::Layout) {
     check_data(entry.contains("configurable_fraction"), here, "configurable_fraction",
                "missing (needed for a layout collection)");
     read_range(entry, here, "configurable_fraction", plan.min_fraction, plan.max_fraction);
@@ -56,7 +56,7 @@ CollectionPlan plan_from_json(const nlohmann::json& entry, const std::string& wh
                    " nodes");
   }
   if (entry.contains("random_search")) {
-    check_data(plan.id.kind == ConfigKind::Layout && plan.id.search == "random", here,
+    check_data(plan.id.kind == data::ConfigKind::Layout && plan.id.search == "random", here,
                "random_search", "only a layout random collection has one");
     const std::string search = entry.at("random_search").get<std::string>();
     check_data(search == "independent" || search == "tied", here, "random_search",
@@ -99,4 +99,4 @@ std::vector<CollectionPlan> read_collection_plans(const std::string& path) {
   return collection_plans_from_json(j, path);
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

@@ -1,12 +1,12 @@
-#include "data/synth/tile_kernel.h"
+#include "synth/tile_kernel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "data/synth/program_builder.h"
+#include "synth/program_builder.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 
 namespace {
 
@@ -229,4 +229,4 @@ double tile_runtime_ns(const TileKernel& kernel, const TileConfig& config,
          std::max(compute_ns, memory_ns) + 0.25 * std::min(compute_ns, memory_ns);
 }
 
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth

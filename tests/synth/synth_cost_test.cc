@@ -1,11 +1,11 @@
 // Hand-checked cases of the synthetic cost models (docs/synthetic.md).
 #include <gtest/gtest.h>
 
-#include "data/synth/layout_cost.h"
-#include "data/synth/program_builder.h"
-#include "data/synth/tile_kernel.h"
+#include "synth/layout_cost.h"
+#include "synth/program_builder.h"
+#include "synth/tile_kernel.h"
 
-namespace graphcost::data::synth {
+namespace graphcost::synth {
 namespace {
 
 TEST(LayoutCost, PaddedElementsUseEightByOneTwentyEightTiles) {
@@ -116,4 +116,4 @@ TEST(TileCost, PaddingAndOverheadAndBudget) {
 }
 
 }  // namespace
-}  // namespace graphcost::data::synth
+}  // namespace graphcost::synth
