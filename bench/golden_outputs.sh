@@ -103,9 +103,9 @@ train layout-dropout $layout --dropout 0.3
 evaluate layout-dropout-mc $layout --model "$runs/layout-dropout" --mc-samples 3
 predict layout-dropout-mc $layout --model "$runs/layout-dropout" --mc-samples 3
 
-train layout-pruned $layout --prune 1
+train layout-pruned $layout --prune-hops 1
 evaluate layout-pruned $layout --model "$runs/layout-pruned"
-evaluate layout-pruned-unpruned $layout --model "$runs/layout-pruned" --prune -1
+evaluate layout-pruned-unpruned $layout --model "$runs/layout-pruned" --prune-hops -1
 predict layout-pruned $layout --model "$runs/layout-pruned"
 
 train layout-gst $layout --gst-segment-nodes 64

@@ -13,8 +13,8 @@ kernel=${3:-convolution}
 work=${4:-$(mktemp -d)}
 data="$(dirname "$0")/../../shared/data/kernel_tuner/$kernel"
 [ -d "$data" ] || { bench_skip kernel_tuner_arch "$data not present"; exit 0; }
-variants=("sage|" "mlp|--arch mlp --hidden 64 64" "mlp_pairwise|--arch mlp --hidden 64 64 --head pairwise"
-          "mlp_attention|--arch mlp --hidden 64 64 --attention")
+variants=("sage|" "mlp|--architecture mlp --hidden 64 64" "mlp_pairwise|--architecture mlp --hidden 64 64 --head pairwise"
+          "mlp_attention|--architecture mlp --hidden 64 64 --attention")
 mean() { printf '%s\n' "$@" | awk '{s += $1; n++} END {printf "%.4f", s / n}'; }
 # metric NAME DEVICE < eval --json: NAME of the graph whose name contains DEVICE (the file stem
 # --exclude takes is part of the graph name).

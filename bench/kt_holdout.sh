@@ -2,7 +2,7 @@
 # Leave-one-device-out on the Kernel Tuner records (../shared/data/kernel_tuner: two kernels, four
 # GPUs each, every configuration measured): for each kernel and each device, train on the other
 # three devices' caches and rank the held-out device's configurations. Kendall tau and top-1 /
-# top-5 error of: XGBoost (graphcost xgb), the default neural model, --arch mlp and --head
+# top-5 error of: XGBoost (graphcost xgb), the default neural model, --architecture mlp and --head
 # pairwise when this build's `train` has those flags; baseline: ranking by another device's
 # measured times (each of the other three; their mean is shown). Prints one line per result, a
 # table of means per kernel, and `figure:` lines.
@@ -23,7 +23,7 @@ results="$work/results.tsv"
 
 train_help=$("$bin" train --help 2>&1)
 neural=(default)
-if grep -q -- "--arch" <<< "$train_help"; then neural+=(mlp); else bench_skip kt_holdout_mlp "this build's train has no --arch"; fi
+if grep -q -- "--architecture" <<< "$train_help"; then neural+=(mlp); else bench_skip kt_holdout_mlp "this build's train has no --architecture"; fi
 if grep -q -- "--head" <<< "$train_help"; then neural+=(pairwise); else bench_skip kt_holdout_pairwise "this build's train has no --head"; fi
 
 # graph name -> the metrics of that graph in an `eval --json` answer, as "tau top1 top5".
@@ -58,7 +58,7 @@ for kernel_dir in "$root"/*/; do
     printf '%s\t%s\t%s\t%s\n' "$kernel" "$device" xgboost "$metrics" | tr ' ' '\t' >> "$results"
     for variant in "${neural[@]}"; do
       extra=()
-      [ "$variant" = mlp ] && extra=(--arch mlp)
+      [ "$variant" = mlp ] && extra=(--architecture mlp)
       [ "$variant" = pairwise ] && extra=(--head pairwise)
       "$bin" train "${common[@]}" "${extra[@]}" --valid-split "" --iterations "$iterations" \
         --graphs-per-batch 3 --slate-size 32 --loss listmle --seed 0 --out "$fold/$variant" > /dev/null 2>&1

@@ -7,7 +7,7 @@
 # usage: bench/large_scale.sh GRAPHCOST_BINARY DATA_ROOT WORK_DIR
 #   DATA_ROOT from `graphcost synth --out DATA_ROOT --scale large` (about 2 hours on 2 cores)
 # Environment: LAYOUT_ITERATIONS (30), TILE_ITERATIONS (300), THREADS (0: all cores),
-# TRAIN_FLAGS (extra flags for every training run, e.g. "--prune 1"), COLLECTIONS (all five).
+# TRAIN_FLAGS (extra flags for every training run, e.g. "--prune-hops 1"), COLLECTIONS (all five).
 set -euo pipefail
 bin=${1:?usage: large_scale.sh GRAPHCOST_BINARY DATA_ROOT WORK_DIR}
 root=${2:?usage: large_scale.sh GRAPHCOST_BINARY DATA_ROOT WORK_DIR}

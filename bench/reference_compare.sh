@@ -123,14 +123,14 @@ if grep -q -- --share-rows <<< "$train_help"; then
   echo "figure: graphcost_every_row_over_reference: $(ratio "$rate" "$reference_rate") x"
   echo "figure: row_sharing_speedup: $(ratio "$delta_rate" "$rate") x"
 fi
-if grep -q -- --prune <<< "$train_help"; then
-  echo "== graphcost train --prune 1: $graphcost_steps steps"
-  train_run prune1 --prune 1
+if grep -q -- --prune-hops <<< "$train_help"; then
+  echo "== graphcost train --prune-hops 1: $graphcost_steps steps"
+  train_run prune1 --prune-hops 1
   echo "figure: graphcost_prune1_train_configs_per_s: $rate configs/s"
   echo "figure: graphcost_prune1_train_configs_per_s_with_first_step: $first_rate configs/s"
   echo "figure: graphcost_prune1_train_configs_per_cpu_s: $cpu_rate configs/cpu-s"
   echo "figure: graphcost_prune1_over_reference: $(ratio "$rate" "$reference_rate") x"
   echo "figure: graphcost_prune1_over_reference_cpu: $(ratio "$cpu_rate" "$reference_cpu_rate") x"
 else
-  bench_skip graphcost_prune1_train_configs_per_s "this graphcost has no --prune option"
+  bench_skip graphcost_prune1_train_configs_per_s "this graphcost has no --prune-hops option"
 fi

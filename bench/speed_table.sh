@@ -4,7 +4,7 @@
 # median over those runs of
 #   - the reference: the project's own plain-PyTorch rewrite of the layout model
 #     (bench/python_reference/reference_train.py, run on tcmalloc), configs/s;
-#   - graphcost exact (delta evaluation) and approximate (`--prune 1`), configs/s, and each one's
+#   - graphcost exact (delta evaluation) and approximate (`--prune-hops 1`), configs/s, and each one's
 #     ratio to the reference of the same run (the median of the per-run ratios);
 # all rates without the first training step (which pages in fresh memory on both sides).
 # Regimes: the synthetic default search (6k nodes, 10% configurable, G = 4) at S = 10, 40 and
@@ -40,7 +40,7 @@ median() {  # values on stdin, one a line -> their median
 value() { awk -v key="figure: $1:" 'index($0, key) == 1 {print $3}' "$2"; }
 
 mkdir -p "$work"
-table="| regime | G x S | reference (configs/s) | graphcost exact (configs/s) | exact / reference | graphcost --prune 1 (configs/s) | prune / reference |"
+table="| regime | G x S | reference (configs/s) | graphcost exact (configs/s) | exact / reference | graphcost --prune-hops 1 (configs/s) | prune / reference |"
 table+=$'\n|---|---|---|---|---|---|---|'
 for regime in "${regimes[@]}"; do
   [ -n "${regime_env[$regime]:-}" ] || { echo "speed_table: unknown regime $regime" >&2; exit 1; }
