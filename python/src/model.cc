@@ -145,11 +145,10 @@ py::object score_one(PyModel& model, const PyGraph& target, const py::object& co
     const infer::Scorer scorer = make_scorer(model, o);
     const bool pruned_right = same_pruning(want, owner.load);
     const bool indices = given && given->shape.size() == 1;
-    // predict scores the graphs of a collection of several on workers of one OpenMP thread each
-    // (model::run_on_workers; a product summed in other chunks rounds otherwise), a collection
-    // of one on the calling thread with all of them: a graph alone is scored as it would be there.
+    // predict scores every graph at one OpenMP thread (model::run_apart; a product summed in
+    // other chunks rounds otherwise): a graph alone is scored as it would be there.
     const int threads_before = at::get_num_threads();
-    if (c.size() > 1) omp_set_num_threads(1);
+    omp_set_num_threads(1);
     struct RestoreThreads {
       int threads;
       ~RestoreThreads() { omp_set_num_threads(threads); }

@@ -268,7 +268,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     return out;
   }
   // A neural run's scores of a graph depend on nothing but the run and the graph, and not on the
-  // thread count, so the graphs are scored apart, one per core (model::run_on_workers), in eval
+  // thread count, so the graphs are scored apart, one per core (model::run_apart), in eval
   // mode set once here. MC dropout stays on the calling thread (its draws come from one global
   // generator, in graph order) and so do XGBoost runs (which have threads of their own); they
   // score every graph after the others.
@@ -283,7 +283,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
   if (!apart.empty()) {
     const auto eval_modes = eval_mode_for(scorer, apart);
     torch::NoGradGuard no_grad;
-    model::run_on_workers(graphs, at::get_num_threads(), [&](int64_t g) {
+    model::run_apart(graphs, at::get_num_threads(), [&](int64_t g) {
       if (!mine(g)) return;
       const data::Graph& graph = c.graph(g);
       const data::ConfigView configs = c.configs(g);

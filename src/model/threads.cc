@@ -77,4 +77,21 @@ void run_on_workers(int64_t count, int workers, const std::function<void(int64_t
   if (first_error) std::rethrow_exception(first_error);
 }
 
+void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& task) {
+  if (std::min<int64_t>(std::max(workers, 1), count) > 1) {
+    run_on_workers(count, workers, task);
+    return;
+  }
+  at::get_num_threads();  // LibTorch's first call on a thread sets its count; do it before ours
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  try {
+    for (int64_t i = 0; i < count; ++i) task(i);
+  } catch (...) {
+    omp_set_num_threads(saved);
+    throw;
+  }
+  omp_set_num_threads(saved);
+}
+
 }  // namespace graphcost::model

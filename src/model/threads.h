@@ -19,4 +19,11 @@ int set_threads(int threads);
 // tasks not yet started are skipped.
 void run_on_workers(int64_t count, int workers, const std::function<void(int64_t)>& task);
 
+// As run_on_workers, but every task runs at one intra-op thread, also where the tasks run on the
+// calling thread (one worker, or one task), whose own count is restored afterwards. For work
+// whose result must not depend on the thread count (eval's, predict's and validation's scores):
+// an intra-op split of a product rounds differently from one thread's sum, so a graph scored
+// inline at 2 threads differed in its last bits from the same graph scored on a worker.
+void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& task);
+
 }  // namespace graphcost::model

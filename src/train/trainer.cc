@@ -120,12 +120,12 @@ nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         std::vector<GraphPrediction>* predictions, dist::Group* group) {
   torch::NoGradGuard no_grad;
   model::RankerModeGuard eval_mode(model, /*training=*/false);
-  // Graphs are scored apart, one per core (model::run_on_workers: a score does not depend on the
+  // Graphs are scored apart, one per core (model::run_apart: a score does not depend on the
   // thread count), into slots that are then read in graph order, so the result is the same
   // for any thread count. A graph left out (no runtimes, < 2 configurations) keeps no scores.
   std::vector<GraphPrediction> scored(static_cast<size_t>(valid.size()));
   std::vector<char> kept(static_cast<size_t>(valid.size()), 0);
-  model::run_on_workers(valid.size(), at::get_num_threads(), [&](int64_t g) {
+  model::run_apart(valid.size(), at::get_num_threads(), [&](int64_t g) {
     if (group && group->owner(g) != group->rank()) return;  // another rank scores it
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) return;
