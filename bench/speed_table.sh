@@ -14,6 +14,8 @@
 # Prints one `figure:` line per cell and a Markdown table. Takes about REPEATS x 25 minutes on
 # 2 cores, and the figures are only as steady as the machine: run it on an otherwise idle one.
 # usage: bench/speed_table.sh GRAPHCOST_BINARY [WORK_DIR]   (REPEATS, REGIMES from the environment)
+# Interrupted, or run a few REGIMES at a time, it keeps the finished runs in WORK_DIR: the same
+# command again measures only what is missing (same binary and machine, or start a new WORK_DIR).
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"
 bin=${1:?usage: bench/speed_table.sh GRAPHCOST_BINARY [WORK_DIR]}
@@ -51,9 +53,13 @@ for regime in "${regimes[@]}"; do
   logs=()
   for ((r = 1; r <= repeats; r++)); do
     log="$work/$regime.run$r.log"
-    echo "== $regime, run $r of $repeats" >&2
-    env ${regime_env[$regime]} bash "$here/reference_compare.sh" "$bin" "$work/$regime" > "$log"
     logs+=("$log")
+    # A finished run is kept: the table can be measured in pieces, each on an idle machine (a
+    # log is renamed into place only once its run has finished).
+    if [ -f "$log" ]; then echo "== $regime, run $r of $repeats: kept from $log" >&2; continue; fi
+    echo "== $regime, run $r of $repeats" >&2
+    env ${regime_env[$regime]} bash "$here/reference_compare.sh" "$bin" "$work/$regime" > "$log.part"
+    mv "$log.part" "$log"
   done
   cells=()
   for key in reference_train_configs_per_s graphcost_train_configs_per_s graphcost_over_reference \
