@@ -11,7 +11,8 @@
 # Per space and strategy: measurements to come within 1%, 5%, 10% of the optimum as mean / median
 # over seeds (a miss counted as budget + 1) and the seeds that got there; and each strategy's
 # difference from random search within 5%, paired by seed, with its 95% t interval, per space and
-# per kernel (each seed's mean over the four targets). Prints `figure:` lines and Markdown tables.
+# per kernel (each seed's mean over the four targets); per kernel also bo's difference from
+# genetic search. Prints `figure:` lines and Markdown tables.
 # usage: bench/tune_protocol.sh GRAPHCOST_BINARY [WORK_DIR]
 # environment: SEEDS (10, at least 5), TEST_SEED (1000), BUDGET (1000), BATCH (10),
 #   BO_CANDIDATES ("name:explore:max_depth ..."), KERNELS (convolution dedispersion),
@@ -139,21 +140,25 @@ for k in kernels:
             if s != "random":
                 diffs = [a - b for a, b in zip(per_seed(j, "reach_5pct"), per_seed(base, "reach_5pct"))]
                 diff = fmt(*interval(diffs)) if statistics.stdev(diffs) > 0 else "%+.1f (every seed)" % diffs[0]
-                pooled.setdefault((k, s), []).append(diffs)
+                pooled.setdefault((k, s, "random"), []).append(diffs)
+            genetic = load(k, d, "genetic")
+            if s.startswith("bo") and genetic is not None:
+                pooled.setdefault((k, s, "genetic"), []).append(
+                    [a - b for a, b in zip(per_seed(j, "reach_5pct"), per_seed(genetic, "reach_5pct"))])
             label = s if s not in ("bo", "bo-pretrained") else f"{s} ({chosen[(k, d)]})"
             print(f"| {k} | {d} | {label} | {' | '.join(cells)} | {diff} |")
             print(f"figure: tune_protocol_{k}_{d}_{s}_reach_5pct_mean: {statistics.mean(per_seed(j, 'reach_5pct')):.1f} measurements",
                   file=sys.stderr)
 print()
-print("Per kernel: each seed's difference from random search within 5%, averaged over the targets, "
-      "then the mean and 95% t interval over seeds.")
+print("Per kernel: each seed's difference within 5% from the baseline (random search; genetic search "
+      "for bo), averaged over the targets, then the mean and 95% t interval over seeds.")
 print()
-print("| kernel | strategy | targets | 5%: minus random, paired by seed |")
-print("|---|---|---|---|")
-for (k, s), lists in pooled.items():
+print("| kernel | strategy | baseline | targets | 5%: minus baseline, paired by seed |")
+print("|---|---|---|---|---|")
+for (k, s, b), lists in pooled.items():
     by_seed = [statistics.mean(col) for col in zip(*lists)]
     m, lo, hi = interval(by_seed)
-    print(f"| {k} | {s} | {len(lists)} | {fmt(m, lo, hi)} |")
-    print(f"figure: tune_protocol_{k}_{s}_minus_random_reach_5pct: {m:+.1f} [{lo:+.1f}, {hi:+.1f}] measurements",
+    print(f"| {k} | {s} | {b} | {len(lists)} | {fmt(m, lo, hi)} |")
+    print(f"figure: tune_protocol_{k}_{s}_minus_{b}_reach_5pct: {m:+.1f} [{lo:+.1f}, {hi:+.1f}] measurements",
           file=sys.stderr)
 PY
