@@ -1,8 +1,6 @@
 // Trained runs from Python: graphcost.load (a neural or XGBoost run, or several as an ensemble),
 // scoring through the inference layer predict and eval use (infer/scoring.h: load_runs,
 // check_runs_kind, apply_run_pruning, score_collection, score_graph), and the field's metrics.
-#include <ATen/Parallel.h>
-#include <omp.h>
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -147,12 +145,7 @@ py::object score_one(PyModel& model, const PyGraph& target, const py::object& co
     const bool indices = given && given->shape.size() == 1;
     // predict scores every graph at one OpenMP thread (model::run_apart; a product summed in
     // other chunks rounds otherwise): a graph alone is scored as it would be there.
-    const int threads_before = at::get_num_threads();
-    omp_set_num_threads(1);
-    struct RestoreThreads {
-      int threads;
-      ~RestoreThreads() { omp_set_num_threads(threads); }
-    } restore{threads_before};
+    const model::OneIntraOpThread one_thread;
     if (pruned_right && !(given && !indices)) {
       std::vector<int64_t> keep;
       if (indices) keep = config_indices(*given, c.graph(g).name, c.configs(g).count);

@@ -27,18 +27,6 @@ struct EvalOptions : infer::ScoringOptions {
   dist::LaunchOptions launch;
 };
 
-// What every rank of a distributed eval must agree on (not paths or threads: the runs and the
-// data are compared by their contents).
-std::string shared_options(const EvalOptions& o) {
-  return nlohmann::json{{"ensemble", o.ensemble},
-                        {"mc_samples", o.mc_samples}, {"baseline", o.baseline},
-                        {"collection", o.source.collection}, {"split", o.source.split},
-                        {"max_configs", o.max_configs}, {"slate_size", o.slate_size},
-                        {"tta", o.tta},               {"anchors", o.anchors},
-                        {"seed", o.seed},             {"prune", o.source.prune_hops}}
-      .dump();
-}
-
 // Mean MC-dropout standard deviation over every scored configuration of every graph.
 double mean_spread(const std::vector<std::vector<double>>& spreads) {
   double sum = 0;
@@ -69,7 +57,9 @@ void run_eval(const EvalOptions& o) {
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
   apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
-  if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
+  if (group) check_same_scoring_start(
+        *group, scoring_start_text(o, o.source, {{"baseline", o.baseline}, {"max_configs", o.max_configs}}),
+        o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;
   std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs, &spreads);

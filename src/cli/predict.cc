@@ -29,17 +29,6 @@ struct PredictOptions : infer::ScoringOptions {
   dist::LaunchOptions launch;
 };
 
-// What every rank of a distributed predict must agree on (not paths or threads: the runs and
-// the data are compared by their contents).
-std::string shared_options(const PredictOptions& o) {
-  return nlohmann::json{{"ensemble", o.ensemble},
-                        {"mc_samples", o.mc_samples}, {"seed", o.seed},
-                        {"collection", o.source.collection}, {"split", o.source.split},
-                        {"slate_size", o.slate_size}, {"tta", o.tta},
-                        {"anchors", o.anchors},       {"prune", o.source.prune_hops}}
-      .dump();
-}
-
 void run_predict(const PredictOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   model::set_threads(o.threads);
@@ -53,7 +42,7 @@ void run_predict(const PredictOptions& o) {
   load.merge_duplicates = false;  // indices must be the file's own
   apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
-  if (group) check_same_scoring_start(*group, shared_options(o), o.run_dirs, *c);
+  if (group) check_same_scoring_start(*group, scoring_start_text(o, o.source), o.run_dirs, *c);
   Scorer scorer(o, runs);
   scorer.group = group.get();
   std::vector<eval::SubmissionEntry> entries;

@@ -44,4 +44,15 @@ ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_di
   return flags;
 }
 
+std::string scoring_start_text(const infer::ScoringOptions& scoring, const data::DataOptions& source,
+                               const nlohmann::json& command) {
+  nlohmann::json j{{"ensemble", scoring.ensemble}, {"mc_samples", scoring.mc_samples},
+                   {"seed", scoring.seed},         {"slate_size", scoring.slate_size},
+                   {"tta", scoring.tta},           {"anchors", scoring.anchors},
+                   {"collection", source.collection}, {"split", source.split},
+                   {"prune", source.prune_hops}};
+  j.update(command);
+  return j.dump();
+}
+
 }  // namespace graphcost::cli

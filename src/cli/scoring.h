@@ -3,9 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "data/data_options.h"
 #include "infer/scoring.h"
 
 namespace graphcost::cli {
@@ -31,5 +33,12 @@ struct ScoringFlags {
 };
 ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
                                  infer::ScoringOptions& scoring);
+
+// What every rank of a distributed eval or predict must agree on, as text for
+// check_same_scoring_start: every scoring option, the collection, split and pruning of the data,
+// and the command's own entries (`command`). Not paths or threads: runs and data are compared
+// by their contents.
+std::string scoring_start_text(const infer::ScoringOptions& scoring, const data::DataOptions& source,
+                               const nlohmann::json& command = nlohmann::json::object());
 
 }  // namespace graphcost::cli

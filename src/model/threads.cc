@@ -82,16 +82,16 @@ void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& t
     run_on_workers(count, workers, task);
     return;
   }
-  at::get_num_threads();  // LibTorch's first call on a thread sets its count; do it before ours
-  const int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  try {
-    for (int64_t i = 0; i < count; ++i) task(i);
-  } catch (...) {
-    omp_set_num_threads(saved);
-    throw;
-  }
-  omp_set_num_threads(saved);
+  const OneIntraOpThread one_thread;
+  for (int64_t i = 0; i < count; ++i) task(i);
 }
+
+OneIntraOpThread::OneIntraOpThread() {
+  at::get_num_threads();  // LibTorch's first call on a thread sets its count; do it before ours
+  saved_ = omp_get_max_threads();
+  omp_set_num_threads(1);
+}
+
+OneIntraOpThread::~OneIntraOpThread() { omp_set_num_threads(saved_); }
 
 }  // namespace graphcost::model

@@ -26,4 +26,18 @@ void run_on_workers(int64_t count, int workers, const std::function<void(int64_t
 // inline at 2 threads differed in its last bits from the same graph scored on a worker.
 void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& task);
 
+// Holds the calling thread at one intra-op thread (LibTorch's pool and our OpenMP kernels) while
+// it lives, and gives the thread back the count it had. For scoring on the calling thread as a
+// run_apart worker would (run_apart itself, the Python module's single-graph scoring).
+class OneIntraOpThread {
+ public:
+  OneIntraOpThread();
+  ~OneIntraOpThread();
+  OneIntraOpThread(const OneIntraOpThread&) = delete;
+  OneIntraOpThread& operator=(const OneIntraOpThread&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace graphcost::model

@@ -117,5 +117,39 @@ TEST(RunOnWorkers, WorkersRunInTheCallersGradMode) {
   EXPECT_EQ(enabled, 4);
 }
 
+TEST(RunApart, OneTaskRunsOnTheCallerAtOneIntraOpThreadThenRestoresIt) {
+  set_threads(2);
+  std::thread::id ran_on;
+  run_apart(1, 4, [&](int64_t) {
+    ran_on = std::this_thread::get_id();
+    EXPECT_EQ(at::get_num_threads(), 1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  });
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  // Also when the task throws.
+  EXPECT_THROW(run_apart(1, 1, [](int64_t) { throw std::runtime_error("task failed"); }),
+               std::runtime_error);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  EXPECT_EQ(at::get_num_threads(), 2);
+}
+
+TEST(OneIntraOpThread, HoldsOneThreadWhileItLivesAndRestoresTheCount) {
+  set_threads(3);
+  {
+    const OneIntraOpThread one;
+    EXPECT_EQ(at::get_num_threads(), 1);
+    EXPECT_EQ(omp_get_max_threads(), 1);
+    {
+      const OneIntraOpThread nested;  // a nested guard restores the one it found
+      EXPECT_EQ(omp_get_max_threads(), 1);
+    }
+    EXPECT_EQ(omp_get_max_threads(), 1);
+  }
+  EXPECT_EQ(at::get_num_threads(), 3);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  set_threads(2);
+}
+
 }  // namespace
 }  // namespace graphcost::model
