@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The autotuning table of docs/tune.md by the project's protocol for quality figures. For each
 # kernel and each device T as the held-out target (the outer fold):
-#   1. selection, on the other three devices only: each bo setting of BO_CANDIDATES tunes each of
-#      them (seeds 0 .. SEEDS-1); the setting with the fewest measurements to come within 5% of
-#      the optimum (the mean over seeds counting a miss as budget + 1, then the mean over the
-#      three devices) is chosen;
+#   1. selection, on the other three devices only: each setting of bo (BO_CANDIDATES) and of
+#      genetic search (GENETIC_CANDIDATES) tunes each of them (seeds 0 .. SEEDS-1); per strategy
+#      the setting with the fewest measurements to come within 5% of the optimum (the mean over
+#      seeds counting a miss as budget + 1, then the mean over the three devices) is chosen;
 #   2. test, once, on fresh seeds (TEST_SEED .. TEST_SEED + SEEDS - 1): random search (the
-#      baseline), genetic search (its defaults; not tuned), the chosen bo setting, and the chosen
-#      setting with the other three devices' records as its prior (--pretrained), tune T.
+#      baseline; it has no settings), the chosen genetic setting, the chosen bo setting, and the
+#      chosen bo setting with the other three devices' records as its prior (--pretrained), tune T.
 # Per space and strategy: measurements to come within 1%, 5%, 10% of the optimum as mean / median
 # over seeds (a miss counted as budget + 1) and the seeds that got there; and each strategy's
 # difference from random search within 5%, paired by seed, with its 95% t interval, per space and
@@ -15,9 +15,10 @@
 # genetic search. Prints `figure:` lines and Markdown tables.
 # usage: bench/tune_protocol.sh GRAPHCOST_BINARY [WORK_DIR]
 # environment: SEEDS (10, at least 5), TEST_SEED (1000), BUDGET (1000), BATCH (10),
-#   BO_CANDIDATES ("name:explore:max_depth ..."), KERNELS (convolution dedispersion),
-#   DEVICES (A100 A4000 A6000 W6600), DATA (../shared/data/kernel_tuner), QUICK=1 (a smoke test
-#   of the mechanics: budget 60, 5 seeds, one kernel; its numbers mean nothing).
+#   BO_CANDIDATES and GENETIC_CANDIDATES ("name:flag=value,flag=value ...", `graphcost tune` flags
+#   without their dashes; the first is the default, which a tie keeps), KERNELS (convolution
+#   dedispersion), DEVICES (A100 A4000 A6000 W6600), DATA (../shared/data/kernel_tuner), QUICK=1
+#   (a smoke test of the mechanics: budget 60, 5 seeds, one kernel; its numbers mean nothing).
 # Interrupted, it resumes: finished campaigns (WORK_DIR/*.json, written by rename) are kept.
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"
@@ -37,7 +38,9 @@ fi
 test_seed=${TEST_SEED:-1000}
 batch=${BATCH:-10}
 devices=${DEVICES:-A100 A4000 A6000 W6600}
-candidates=${BO_CANDIDATES:-"e0.1d5:0.1:5 e0.3d5:0.3:5 e0.1d3:0.1:3 e0.3d3:0.3:3"}
+# Candidates: "name:flag=value,flag=value"; the first is the strategy's default, which a tie keeps.
+bo_candidates=${BO_CANDIDATES:-"e0.1d5:explore=0.1,max-depth=5 e0.3d5:explore=0.3,max-depth=5 e0.1d3:explore=0.1,max-depth=3 e0.3d3:explore=0.3,max-depth=3"}
+genetic_candidates=${GENETIC_CANDIDATES:-"p20t2:population=20,tournament=2 p10t2:population=10,tournament=2 p40t2:population=40,tournament=2 p20t4:population=20,tournament=4"}
 mkdir -p "$work"
 
 tune() {  # OUT ARGS...: one campaign set, kept as JSON (a rerun skips it)
@@ -55,44 +58,55 @@ tune() {  # OUT ARGS...: one campaign set, kept as JSON (a rerun skips it)
 reach5() {  # JSON -> the mean over seeds within 5%, a miss counted as budget + 1
   "$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["reach_5pct_mean_with_misses"])' "$1"
 }
+flags_of() {  # "name:a=1,b=2" -> the words --a 1 --b 2, one a line
+  local pair
+  IFS=, read -ra pairs <<< "${1#*:}"
+  for pair in "${pairs[@]}"; do printf -- '--%s\n%s\n' "${pair%%=*}" "${pair#*=}"; done
+}
+# choose KERNEL TARGET STRATEGY CANDIDATES: tunes every device but TARGET with each candidate
+# (seeds 0 .. SEEDS-1), prints the candidate with the fewest measurements within 5% on average.
+# Tuning device D with a setting is the same run whichever device is held out, so each
+# (strategy, setting, D) runs once and serves every fold but D's.
+choose() {
+  local kernel=$1 target=$2 strategy=$3 best="" best_value="" setting name mean d
+  for setting in $4; do
+    name=${setting%%:*}
+    local values=()
+    for d in $devices; do
+      [ "$d" = "$target" ] && continue
+      local out="$work/select-$kernel-$d-$strategy-$name.json"
+      mapfile -t flags < <(flags_of "$setting")
+      tune "$out" --space "$data/$kernel" --device "$d" --strategy "$strategy" "${flags[@]}" --seed 0
+      values+=("$(reach5 "$out")")
+    done
+    mean=$("$py" -c 'import sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % (sum(v) / len(v)))' "${values[@]}")
+    echo "$kernel $target select $strategy $name: within 5% on the other devices ${values[*]}, mean $mean" >&2
+    if [ -z "$best" ] || "$py" -c "import sys; sys.exit(0 if $mean < $best_value else 1)"; then
+      best=$setting best_value=$mean
+    fi
+  done
+  printf '%s\t%s\t%s\t%s\t%s\n' "$kernel" "$target" "$strategy" "${best%%:*}" "$best_value" >> "$chosen_file"
+  echo "$kernel $target: chosen $strategy setting $best" >&2
+  echo "$best"
+}
 
 chosen_file="$work/chosen.tsv"
 : > "$chosen_file"
 for kernel in $kernels; do
   [ -d "$data/$kernel" ] || { bench_skip "tune_protocol_$kernel" "no folder $data/$kernel"; continue; }
-  # Validation campaigns do not depend on the fold: tuning device D with a setting is the same run
-  # whichever device is held out, so each (setting, D) runs once and serves every fold but D's.
-  for setting in $candidates; do
-    IFS=: read -r name explore depth <<< "$setting"
-    for d in $devices; do
-      tune "$work/select-$kernel-$d-$name.json" --space "$data/$kernel" --device "$d" --strategy bo \
-        --explore "$explore" --max-depth "$depth" --seed 0
-    done
-  done
   for target in $devices; do
-    best="" best_value=""
-    for setting in $candidates; do
-      name=${setting%%:*}
-      values=()
-      for d in $devices; do
-        [ "$d" = "$target" ] || values+=("$(reach5 "$work/select-$kernel-$d-$name.json")")
-      done
-      mean=$("$py" -c 'import sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % (sum(v) / len(v)))' "${values[@]}")
-      echo "$kernel $target select bo $name: within 5% on the other devices ${values[*]}, mean $mean" >&2
-      if [ -z "$best" ] || "$py" -c "import sys; sys.exit(0 if $mean < $best_value else 1)"; then
-        best=$setting best_value=$mean
-      fi
-    done
-    IFS=: read -r name explore depth <<< "$best"
-    printf '%s\t%s\t%s\t%s\n' "$kernel" "$target" "$name" "$best_value" >> "$chosen_file"
-    echo "$kernel $target: chosen bo setting $name (explore $explore, max depth $depth)" >&2
+    bo=$(choose "$kernel" "$target" bo "$bo_candidates")
+    genetic=$(choose "$kernel" "$target" genetic "$genetic_candidates")
+    mapfile -t bo_flags < <(flags_of "$bo")
+    mapfile -t genetic_flags < <(flags_of "$genetic")
     space=(--space "$data/$kernel" --device "$target" --seed "$test_seed")
-    tune "$work/test-$kernel-$target-random.json" "${space[@]}" --strategy random
-    tune "$work/test-$kernel-$target-genetic.json" "${space[@]}" --strategy genetic
-    tune "$work/test-$kernel-$target-bo.json" "${space[@]}" --strategy bo --explore "$explore" --max-depth "$depth"
+    test="$work/test-$kernel-$target"
+    tune "$test-random.json" "${space[@]}" --strategy random
+    tune "$test-genetic-${genetic%%:*}.json" "${space[@]}" --strategy genetic "${genetic_flags[@]}"
+    tune "$test-bo-${bo%%:*}.json" "${space[@]}" --strategy bo "${bo_flags[@]}"
     # The prior: the kernel's folder, whose target graph the search leaves out itself.
-    tune "$work/test-$kernel-$target-bo-pretrained.json" "${space[@]}" --strategy bo \
-      --explore "$explore" --max-depth "$depth" --pretrained "$data/$kernel"
+    tune "$test-bo-pretrained-${bo%%:*}.json" "${space[@]}" --strategy bo "${bo_flags[@]}" \
+      --pretrained "$data/$kernel"
   done
 done
 
@@ -103,10 +117,13 @@ work, budget, kernels, devices = sys.argv[1], int(sys.argv[2]), sys.argv[3].spli
 strategies = ["random", "genetic", "bo", "bo-pretrained"]
 chosen = {}
 for line in open(os.path.join(work, "chosen.tsv")):
-    k, d, name, value = line.split("\t")
-    chosen[(k, d)] = name
+    k, d, strategy, name, value = line.rstrip("\n").split("\t")
+    chosen[(k, d, strategy)] = name
+def setting(k, d, s):  # the chosen setting's name, "" for random search
+    return "" if s == "random" else chosen.get((k, d, "bo" if s.startswith("bo") else s), "?")
 def load(k, d, s):
-    p = os.path.join(work, f"test-{k}-{d}-{s}.json")
+    name = setting(k, d, s)
+    p = os.path.join(work, f"test-{k}-{d}-{s}" + (f"-{name}" if name else "") + ".json")
     return json.load(open(p)) if os.path.exists(p) else None
 def per_seed(j, key):
     return [budget + 1 if v < 0 else v for v in j[key + "_per_seed"]]
@@ -145,7 +162,7 @@ for k in kernels:
             if s.startswith("bo") and genetic is not None:
                 pooled.setdefault((k, s, "genetic"), []).append(
                     [a - b for a, b in zip(per_seed(j, "reach_5pct"), per_seed(genetic, "reach_5pct"))])
-            label = s if s not in ("bo", "bo-pretrained") else f"{s} ({chosen[(k, d)]})"
+            label = s if s == "random" else f"{s} ({setting(k, d, s)})"
             print(f"| {k} | {d} | {label} | {' | '.join(cells)} | {diff} |")
             print(f"figure: tune_protocol_{k}_{d}_{s}_reach_5pct_mean: {statistics.mean(per_seed(j, 'reach_5pct')):.1f} measurements",
                   file=sys.stderr)
