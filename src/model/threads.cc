@@ -43,10 +43,7 @@ void run_on_workers(int64_t count, int workers, const std::function<void(int64_t
   std::exception_ptr first_error;
   std::mutex error_mutex;
   auto work = [&] {
-    // LibTorch sets a new thread's OpenMP thread count to its global one on the thread's first
-    // parallel call; make that call happen now, then keep this thread (only) at one.
-    at::get_num_threads();
-    omp_set_num_threads(1);
+    const OneIntraOpThread one_thread;  // this worker (only) at one intra-op thread
     torch::AutoGradMode grad_guard(grad_mode);
     while (!failed) {
       const int64_t i = next++;
@@ -87,7 +84,9 @@ void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& t
 }
 
 OneIntraOpThread::OneIntraOpThread() {
-  at::get_num_threads();  // LibTorch's first call on a thread sets its count; do it before ours
+  // LibTorch sets a thread's OpenMP thread count to its global one on the thread's first parallel
+  // call (a new worker's, say); make that call happen now, so it cannot undo ours later.
+  at::get_num_threads();
   saved_ = omp_get_max_threads();
   omp_set_num_threads(1);
 }

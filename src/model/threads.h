@@ -28,7 +28,8 @@ void run_apart(int64_t count, int workers, const std::function<void(int64_t)>& t
 
 // Holds the calling thread at one intra-op thread (LibTorch's pool and our OpenMP kernels) while
 // it lives, and gives the thread back the count it had. For scoring on the calling thread as a
-// run_apart worker would (run_apart itself, the Python module's single-graph scoring).
+// run_apart worker would (run_apart itself, the Python module's single-graph scoring), and for
+// run_on_workers' own workers.
 class OneIntraOpThread {
  public:
   OneIntraOpThread();
