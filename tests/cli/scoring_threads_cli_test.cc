@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../io/temp_dir.h"
 #include "core/atomic_file.h"
 #include "run_graphcost.h"
 
@@ -124,10 +125,8 @@ TEST_F(ScoringThreadsCli, PredictAndEvalDoNotDependOnTheThreadCount) {
 // (it did, by up to 7.6e-6, before). The model is the default one, wide enough for LibTorch to
 // split its products over threads.
 TEST(ScoringThreadsOneGraph, ScoresDoNotDependOnTheThreadCount) {
-  const fs::path root =
-      fs::temp_directory_path() / ("graphcost_one_graph_threads_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  fs::create_directories(root);
+  const graphcost::TempDir dir;  // removed also when an assertion ends the test early
+  const fs::path root = dir.path();
   const std::string plan = (root / "plan.json").string();
   std::ofstream(plan) << R"([{"collection": "layout:xla:random", "files": [1, 0, 1],
     "nodes": [600, 600], "configs": [40, 40], "configurable_fraction": [0.1, 0.1]}])";
@@ -156,7 +155,6 @@ TEST(ScoringThreadsOneGraph, ScoresDoNotDependOnTheThreadCount) {
   }
   EXPECT_EQ(scores[1], scores[0]);
   EXPECT_GT(scores[0].size(), 40u * 5);  // 40 scores written
-  fs::remove_all(root);
 }
 
 }  // namespace
