@@ -3,6 +3,7 @@
 // the --config path), a progress callback, and Ctrl-C stopping with a checkpoint.
 #include <Python.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <pybind11/stl.h>
@@ -11,6 +12,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "io/collection_readers.h"
+#include "run/folder_lock.h"
 #include "python/src/bindings.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
@@ -36,19 +38,6 @@ nlohmann::json nest_model_options(nlohmann::json given) {
   return out;
 }
 
-// The keys (dotted for model options) whose given values differ from the stored run's.
-std::vector<std::string> changed_keys(const nlohmann::json& stored, const nlohmann::json& given) {
-  std::vector<std::string> out;
-  for (auto& [key, value] : given.items()) {
-    if (value.is_object() && stored.contains(key) && stored[key].is_object()) {
-      for (const std::string& k : changed_keys(stored[key], value)) out.push_back(key + "." + k);
-    } else if (!stored.contains(key) || stored[key] != value) {
-      out.push_back(key);
-    }
-  }
-  return out;
-}
-
 py::dict train_run(const std::string& options_json, const std::string& out, bool resume,
                    bool overwrite, const py::object& progress) {
   const nlohmann::json given = nest_model_options(nlohmann::json::parse(options_json));
@@ -57,24 +46,26 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
   train::TrainResult result;
   {
     py::gil_scoped_release release;
+    // One writer per run folder, as the CLI's train (train() shares this lock).
+    run::FolderLock folder_lock(out, "graphcost.train (Python)");
     const std::string checkpoint = out + "/checkpoint.pt";
     if (resume) {
       // As train --resume: the stored options, of which only these may be given otherwise.
       check_data(!overwrite, "train", "overwrite", "not with resume");
       check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
       options = train::read_checkpoint_options(checkpoint);
-      nlohmann::json stored = options;
-      nlohmann::json changed_given = given;
-      for (const char* free : {"iterations", "threads", "share_rows", "data", "valid_data"}) {
-        stored.erase(free);
-        changed_given.erase(free);
-      }
-      std::string changed;
-      for (const std::string& key : changed_keys(stored, changed_given))
+      // As train --resume: the table's resume rule, not a list of keys of its own.
+      train::TrainOptions given_options = options;
+      train::from_json(given, given_options);
+      std::string changed, free;
+      for (const std::string& key : train::options_fixed_on_resume_that_differ(options, given_options))
         changed += (changed.empty() ? "" : ", ") + key;
+      for (const std::string& flag : train::resume_free_flags())
+        free += (free.empty() ? "" : ", ") + flag.substr(2);
+      std::replace(free.begin(), free.end(), '-', '_');
       check_data(changed.empty(), out, "resume",
                  "the run keeps its stored options, but these were given otherwise: " + changed +
-                     " (only iterations, threads, share_rows, data and valid_data may change)");
+                     " (only " + free + " may change)");
     }
     train::from_json(given, options);
     check_data(!options.data.empty(), "train", "data", "no dataset path given");

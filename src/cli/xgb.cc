@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "data/collection.h"
 #include "io/collection_readers.h"
+#include "run/folder_lock.h"
 #include "run/run_config.h"
 #include "xgb/ranker.h"
 
@@ -26,6 +27,8 @@ struct XgbTrainCommand {
 
 void run_xgb_train(const XgbTrainCommand& command) {
   namespace fs = std::filesystem;
+  // One writer per run folder, from the check of its files to the last write.
+  const run::FolderLock folder_lock(command.out, "graphcost xgb train");
   check_new_run_folder(command.out, command.overwrite, false);
   // Not named: a collection folder's own (npz/layout/xla/random), else the default.
   const auto named = data::collection_id_in_path(command.source.data);
