@@ -1,6 +1,7 @@
 // graphcost: learned cost models that rank compiler configurations.
 #include <malloc.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -55,6 +56,9 @@ int main(int argc, char** argv) {
   // kernel and a training step faults it back in, zeroed, on the next iteration.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  // A write past the file-size limit (ulimit -f) then fails with EFBIG, which the writers turn
+  // into one error line and a clean exit, instead of SIGXFSZ killing the process silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"graphcost: learn how fast an ML program runs under a compiler configuration, "
                "and rank configurations"};
   app.require_subcommand(1);

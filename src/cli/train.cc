@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "data/collection.h"
 #include "io/collection_readers.h"
+#include "run/folder_lock.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -34,6 +35,10 @@ void run(const TrainCommand& command) {
   // Joined first, so that a bad launch fails before any data is read.
   const std::unique_ptr<dist::Group> group = dist::join(command.launch);
   const bool leader = group == nullptr || group->leader();
+  // One writer per run folder, from the first look at it (its files, --overwrite's removal) to
+  // the last write: rank 0 alone owns the folder (the others may share its storage).
+  std::unique_ptr<run::FolderLock> folder_lock;
+  if (leader) folder_lock = std::make_unique<run::FolderLock>(command.out, "graphcost train");
   train::TrainOptions options;
   bool collection_in_config = false;
   const std::string checkpoint = command.out + "/checkpoint.pt";

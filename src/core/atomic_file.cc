@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -49,6 +50,9 @@ void write_file_atomically(const std::string& path, const std::string& text) {
 }
 
 std::string read_file(const std::string& path) {
+  // A folder opens as a stream that reads nothing: it would pass for an empty file.
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error(path, "", "is a folder, not a file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path, "", "cannot open file");
   std::ostringstream buffer;

@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <exception>
 #include <mutex>
 
 #include "core/atomic_file.h"
@@ -15,10 +16,22 @@ namespace {
 
 void save_archive(torch::serialize::OutputArchive& archive, const std::string& path) {
   AtomicFile file(path);
+  // LibTorch's zip writer must not see an exception (a full disk): one thrown through it leaves
+  // the writer inconsistent and its destructor aborts the process ("unexpected pos"). The first
+  // failed write is kept, the rest of the archive is skipped, and the error is raised once the
+  // writer is done; AtomicFile then removes the temporary file.
+  std::exception_ptr failed;
   archive.save_to([&](const void* data, size_t bytes) {
-    file.write(data, bytes);
+    if (!failed) {
+      try {
+        file.write(data, bytes);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
     return bytes;
   });
+  if (failed) std::rethrow_exception(failed);
   file.commit();
 }
 

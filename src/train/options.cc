@@ -78,6 +78,13 @@ const OptionField<O> kFields[] = {
     {"checkpoint_every", "--checkpoint-every", &O::checkpoint_every,
      "Iterations between checkpoints (0: only at the end)",
      [](const O& o) { return at_least_0(o.checkpoint_every, " (0: only at the end)"); }},
+    {"checkpoint_seconds", "--checkpoint-seconds", &O::checkpoint_seconds,
+     "Seconds of training after which a checkpoint is written even between --checkpoint-every "
+     "iterations (<= 0: by iterations only)",
+     [](const O& o) {
+       return std::string(!std::isnan(o.checkpoint_seconds) ? "" : "must be a number (<= 0: off)");
+     },
+     true},
     {"seed", "--seed", &O::seed, "Random seed (model init, batches, validation sample)"},
     {"threads", "--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)",
      nullptr, true},

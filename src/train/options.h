@@ -39,6 +39,9 @@ struct TrainOptions : data::DataOptions {
   int64_t valid_batch = 100;               // configurations scored per forward pass
   int64_t valid_predictions_graphs = 5;    // graphs written to valid_predictions.jsonl
   int64_t checkpoint_every = 1000;         // 0: only at the end or on interrupt
+  // Also a checkpoint once this many seconds of training passed since the last one (or the
+  // start), so a run killed early can resume (<= 0: by iterations only).
+  double checkpoint_seconds = 300;
   uint64_t seed = 0;
   int threads = 0;  // <= 0: all cores
   // Layout: one row per class of configurations that agree on a node's neighbourhood in the

@@ -19,6 +19,7 @@
 #include "model/config_classes.h"
 #include "model/predict.h"
 #include "model/threads.h"
+#include "run/folder_lock.h"
 #include "run/run_config.h"
 #include "train/batch_gradient.h"
 #include "train/checkpoint.h"
@@ -183,6 +184,10 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
   namespace fs = std::filesystem;
   // Ranks other than 0 write nothing: the run folder is rank 0's.
   const bool leader = group == nullptr || group->leader();
+  // One writer per run folder: taken before anything is read from it (a front-end that already
+  // holds it shares its lock); a refused or failed start leaves no folder behind.
+  std::unique_ptr<run::FolderLock> folder_lock;
+  if (leader) folder_lock = std::make_unique<run::FolderLock>(run_dir, "graphcost train");
   const std::string checkpoint_path = (fs::path(run_dir) / "checkpoint.pt").string();
   const std::string metrics_path = (fs::path(run_dir) / "metrics.jsonl").string();
   TrainOptions options = requested;
@@ -269,7 +274,9 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
     run::write_run_config(run_dir, run::ModelType::Gnn, config);
   }
 
+  auto last_checkpoint = std::chrono::steady_clock::now();
   auto checkpoint = [&](int64_t done) {
+    last_checkpoint = std::chrono::steady_clock::now();
     if (!leader) return;
     CheckpointState state;
     state.iteration = done;
@@ -390,7 +397,14 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
       interval_start = std::chrono::steady_clock::now();
       interval_wait_start = sampler.wait_seconds();
     }
-    if (options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0)
+    // By time too: a run killed before its first checkpoint by iterations could not resume.
+    // Only the leader writes checkpoints, so ranks need not agree on the clock.
+    const bool checkpoint_due_by_time =
+        options.checkpoint_seconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint).count() >=
+            options.checkpoint_seconds;
+    if ((options.checkpoint_every > 0 && iteration % options.checkpoint_every == 0) ||
+        (checkpoint_due_by_time && !last))
       checkpoint(iteration);
     // The running mean of the interval being logged, so the line shows a loss before the first
     // metrics line too (long --log-every intervals used to show "loss 0" until then).

@@ -102,8 +102,8 @@ TEST_F(RunFolderCli, ResumeRefusesOptionsThatDifferFromTheRuns) {
   EXPECT_EQ(one_error_line(resume + "--collection layout:xla:random --hidden 4 --iterations 5"),
             "graphcost: error: " + run +
                 ": --resume: the run keeps its stored options, but these were given otherwise: "
-                "collection, model.hidden (only --data, --valid-data, --iterations, --threads, "
-                "--share-rows may change)\n");
+                "collection, model.hidden (only --data, --valid-data, --iterations, "
+                "--checkpoint-seconds, --threads, --share-rows may change)\n");
   EXPECT_EQ(one_error_line(resume + "--config " + run + "/config.json"),
             "graphcost: error: train: --config: not with --resume (the run keeps its stored "
             "options)\n");

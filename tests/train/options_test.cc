@@ -41,6 +41,7 @@ TrainOptions changed_options() {
   o.valid_batch = 12;
   o.valid_predictions_graphs = 13;
   o.checkpoint_every = 14;
+  o.checkpoint_seconds = 2.5;
   o.seed = 18446744073709551615ULL;
   o.threads = 3;
   o.share_rows = false;
@@ -91,7 +92,8 @@ TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
                 "skip_invalid", "iterations", "graphs_per_batch", "slate_size", "loss",
                 "optimizer", "lr", "weight_decay", "decay_at", "grad_clip", "log_every",
                 "validate_every", "valid_configs_per_graph", "valid_batch",
-                "valid_predictions_graphs", "checkpoint_every", "seed", "threads", "share_rows",
+                "valid_predictions_graphs", "checkpoint_every", "checkpoint_seconds", "seed",
+                "threads", "share_rows",
                 "prune_hops", "prune_seeds", "swa_start", "swa_every", "gst_segment_nodes",
                 "gst_segments_per_step", "gst_stale_dropout", "gst_partition", "model"}));
   EXPECT_EQ(keys_of(j["model"]),
@@ -219,8 +221,9 @@ TEST(TrainOptionsTable, ChecksEveryGroup) {
 }
 
 TEST(TrainOptionsTable, ResumeRuleComesFromTheTables) {
-  EXPECT_EQ(resume_free_flags(), (std::vector<std::string>{"--data", "--valid-data", "--iterations",
-                                                           "--threads", "--share-rows"}));
+  EXPECT_EQ(resume_free_flags(),
+            (std::vector<std::string>{"--data", "--valid-data", "--iterations",
+                                      "--checkpoint-seconds", "--threads", "--share-rows"}));
   const TrainOptions stored = changed_options();
   TrainOptions given = stored;
   given.data = "/moved";
@@ -228,6 +231,7 @@ TEST(TrainOptionsTable, ResumeRuleComesFromTheTables) {
   given.iterations = 100;
   given.threads = 1;
   given.share_rows = true;
+  given.checkpoint_seconds = 60;
   EXPECT_TRUE(options_fixed_on_resume_that_differ(stored, given).empty());
   given.lr = 0.5;
   given.model.hidden = {4};
