@@ -16,6 +16,11 @@ struct Csr {
   int64_t degree(int64_t node) const { return offsets[node + 1] - offsets[node]; }
 };
 
+// Opcode ids are below this: TpuGraphs files hold them as uint8 (graphcost's HLO table, in
+// data/hlo_opcodes.h, is a subset), and the models' opcode embeddings have this many rows by
+// default. A file with a larger id is refused where it is read.
+constexpr int32_t kOpcodeIdLimit = 256;
+
 struct Graph {
   std::string name;  // file stem, e.g. "alexnet_train_batch_32"
   int64_t num_nodes = 0;

@@ -58,8 +58,13 @@ void validate_graph(const Graph& g, const ConfigView& t, const std::string& file
                       std::to_string(i % g.feature_width));
     }
   }
-  for (int32_t op : g.opcodes) {
-    check_data(op >= 0, file, "node_opcode", "negative opcode " + std::to_string(op));
+  for (size_t v = 0; v < g.opcodes.size(); ++v) {
+    const int32_t op = g.opcodes[v];
+    if (op < 0 || op >= kOpcodeIdLimit)
+      throw Error(file, "node_opcode",
+                  "node " + std::to_string(v) + " has opcode " + std::to_string(op) +
+                      ", outside [0, " + std::to_string(kOpcodeIdLimit) +
+                      ") (TpuGraphs opcode ids; unknown opcodes are 0)");
   }
   check_data(g.edges.size() % 2 == 0, file, "edge_index", "odd number of endpoints");
   for (size_t i = 0; i < g.edges.size(); ++i) {

@@ -13,6 +13,7 @@ namespace fs = std::filesystem;
 Run load_run(const std::string& run_dir) {
   const run::RunConfig config = run::load_run_config(run_dir);
   Run run;
+  run.dir = run_dir;
   run.collection = config.collection;
   run.prune_hops = config.prune_hops;
   run.prune_seeds = config.prune_seeds;
@@ -73,6 +74,39 @@ void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string
                "trained on " + trained.str() + ", but collection " + id.str() +
                    " was asked: its configurations are of another kind");
   }
+}
+
+void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
+                    const std::string& where) {
+  data::ConfigKind kind;
+  int64_t node_width = 0, config_width = 0, opcodes = 0;
+  if (run.xgb) {
+    const xgb::FeatureOptions& f = run.xgb->options().features;
+    kind = f.kind;
+    node_width = f.node_feature_width;
+    config_width = f.config_width;
+  } else {
+    const model::ModelOptions& m = run.ranker->options();
+    kind = m.kind;
+    node_width = m.node_feature_width;
+    config_width = m.config_width;
+    opcodes = m.num_opcodes;
+  }
+  const std::string trained = " (" + run.dir + " was trained on ";
+  check_data(configs.kind == kind, where, "configs",
+             data::config_kind_name(configs.kind) + " configurations" + trained +
+                 data::config_kind_name(kind) + " configurations)");
+  check_data(graph.feature_width == node_width, where, "node_feat",
+             std::to_string(graph.feature_width) + " columns" + trained +
+                 std::to_string(node_width) + ")");
+  check_data(configs.width == config_width, where,
+             configs.kind == data::ConfigKind::Tile ? "config_feat" : "node_config_feat",
+             std::to_string(configs.width) + " columns per configuration" + trained +
+                 std::to_string(config_width) + ")");
+  for (int64_t v = 0; v < graph.num_nodes && opcodes > 0; ++v)
+    check_data(graph.opcodes[v] < opcodes, where, "node_opcode",
+               "node " + std::to_string(v) + " has opcode " + std::to_string(graph.opcodes[v]) +
+                   trained + "opcodes below " + std::to_string(opcodes) + ")");
 }
 
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,

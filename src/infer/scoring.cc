@@ -185,6 +185,7 @@ GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
     return out;
   }
   eval::check_ensemble_method(scorer.ensemble);
+  for (const Run* run : scorer.runs) check_run_fits(*run, graph, configs, graph.name);
   std::vector<size_t> apart;
   for (size_t r = 0; r < scorer.runs.size(); ++r)
     if (scores_apart(scorer, *scorer.runs[r])) apart.push_back(r);
@@ -209,6 +210,10 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
                                                 std::vector<std::vector<double>>* spreads) {
   if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
   const int64_t graphs = c.size();
+  // Before anything is scored: data the runs cannot read is one line naming its file. A
+  // collection's graphs share their widths (io/collection_readers.cc), so the first tells.
+  if (graphs > 0)
+    for (const Run* run : scorer.runs) check_run_fits(*run, c.graph(0), c.configs(0), c.source(0));
   // Across processes each rank scores the graphs it owns (every rank draws every graph's sample,
   // so the samples are those of one process) and the scores are gathered at the end.
   dist::Group* group = scorer.runs.empty() ? nullptr : scorer.group;

@@ -31,6 +31,7 @@ struct Run {
   int prune_hops = -1;      // the pruning the run trained with (-1: none)
   std::string prune_seeds = "all";
   int64_t slate_size = 0;  // the training slate size from config.json (0 when unknown)
+  std::string dir;         // the run folder, for messages
 };
 
 // Loads RUN_DIR/model.pt (or RUN_DIR/model.xgb for an XGBoost run) and, from
@@ -41,6 +42,12 @@ Run load_run(const std::string& run_dir);
 // collection `id` holds (a tile model asked to score layout:xla:random).
 void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
                      const data::CollectionId& id);
+
+// An Error naming `where` (the graph's file) and the run when a graph's node features or
+// configurations are not as wide as the run's model was trained on: the check the model's own
+// input checks would make later, without the file's name.
+void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
+                    const std::string& where);
 
 // The value of an eval/predict --prune flag that means "as the run was trained".
 constexpr int kRunPruning = -2;

@@ -6,9 +6,12 @@
 #include <cassert>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 
@@ -56,6 +59,9 @@ Json parse_json(const std::string& text, const std::string& where, const std::st
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw Error(where, key, "invalid JSON: " + one_line(e.what()));
+  } catch (const Json::exception& e) {
+    // Not a syntax error, yet not readable: a number out of double's range (1e309) and the like.
+    throw Error(where, key, "unreadable JSON: " + one_line(e.what()));
   }
 }
 
@@ -91,9 +97,19 @@ std::string python_literal_to_json(const std::string& s) {
   return out;
 }
 
+// A value's identity for the union of a parameter's values: numbers by their double value (so
+// 1 and 1.0 are one value, as Json's == has it), anything else by its JSON text.
+std::string value_key(const Json& v) {
+  if (!v.is_number()) return v.dump();
+  char text[32];
+  std::snprintf(text, sizeof text, "#%.17g", v.get<double>());
+  return text;
+}
+
 struct Parameter {
   std::string name;
   std::vector<Json> values;  // union over every source, in order of first appearance
+  std::unordered_map<std::string, int64_t> value_index;  // value_key -> position in values
   Json default_value;        // null when none is known
   bool numeric = false;      // every value a number (booleans and strings are not)
   bool log2 = false;         // numeric and every value a positive integer power of two
@@ -102,6 +118,7 @@ struct Parameter {
 
 struct Space {
   std::vector<Parameter> parameters;
+  std::unordered_map<std::string, size_t> position;  // parameter name -> index in parameters
   std::string defined_by;  // the file that fixed the parameter order
   bool has_defaults = false;
 };
@@ -117,8 +134,17 @@ struct Cache {
   std::vector<double> times;  // NaN where the measurement failed
 };
 
+// Hash lookups throughout: a cache may have tens of thousands of parameters and configurations,
+// and a linear search per key or value made reading quadratic (64k parameters took 43 s).
 void add_value(Parameter& p, const Json& v) {
-  if (std::find(p.values.begin(), p.values.end(), v) == p.values.end()) p.values.push_back(v);
+  if (p.value_index.emplace(value_key(v), static_cast<int64_t>(p.values.size())).second)
+    p.values.push_back(v);
+}
+
+int64_t value_position(const Parameter& p, const Json& v) {
+  const auto it = p.value_index.find(value_key(v));
+  assert(it != p.value_index.end());
+  return it->second;
 }
 
 Space read_space(const std::string& path) {
@@ -151,17 +177,13 @@ Space read_space(const std::string& path) {
     } else {
       space.has_defaults = false;
     }
+    check_data(space.position.emplace(p.name, space.parameters.size()).second, path, key,
+               "names '" + p.name + "' twice");
     space.parameters.push_back(std::move(p));
   }
   return space;
 }
 
-Parameter* find_parameter(Space& space, const std::string& name) {
-  for (Parameter& p : space.parameters) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
 
 std::string cache_key(const std::string& entry, const std::string& field) {
   return "cache[\"" + entry + "\"]." + field;
@@ -181,24 +203,28 @@ Cache read_cache(const std::string& path, Space& space) {
   check_data(doc.contains("cache") && doc["cache"].is_object(), path, "cache",
              "missing or not an object");
   std::vector<std::string> keys;
+  std::unordered_set<std::string> listed;
   for (const Json& k : doc["tune_params_keys"]) {
     check_data(k.is_string(), path, "tune_params_keys", "holds a non-string");
     keys.push_back(k.get<std::string>());
+    check_data(listed.insert(keys.back()).second, path, "tune_params_keys",
+               "lists '" + keys.back() + "' twice");
   }
   if (space.parameters.empty()) {
     space.defined_by = path;
     for (const std::string& k : keys) {
       Parameter p;
       p.name = k;
+      space.position.emplace(k, space.parameters.size());
       space.parameters.push_back(std::move(p));
     }
   }
   for (const std::string& k : keys) {
-    check_data(find_parameter(space, k) != nullptr, path, "tune_params_keys",
+    check_data(space.position.count(k) > 0, path, "tune_params_keys",
                "lists '" + k + "', which " + space.defined_by + " does not define");
   }
   for (const Parameter& p : space.parameters) {
-    check_data(std::find(keys.begin(), keys.end(), p.name) != keys.end(), path, "tune_params_keys",
+    check_data(listed.count(p.name) > 0, path, "tune_params_keys",
                "lacks '" + p.name + "', which " + space.defined_by + " defines");
   }
   if (doc.contains("tune_params")) {
@@ -225,16 +251,25 @@ Cache read_cache(const std::string& path, Space& space) {
       cache.problem_size.push_back(v.get<double>());
     }
   }
+  const size_t parameters = space.parameters.size();
+  std::vector<const Json*> row(parameters);
   for (const auto& [entry_key, entry] : doc["cache"].items()) {
     check_data(entry.is_object(), path, "cache[\"" + entry_key + "\"]", "not an object");
-    for (Parameter& p : space.parameters) {
-      auto it = entry.find(p.name);
-      check_data(it != entry.end(), path, cache_key(entry_key, p.name), "missing");
-      add_value(p, *it);
-      cache.values.push_back(*it);
+    // One pass over the entry's fields (an ordered_json object finds a key by linear search).
+    std::fill(row.begin(), row.end(), nullptr);
+    const Json* time = nullptr;
+    for (const auto& [field, value] : entry.items()) {
+      if (field == "time") time = &value;
+      const auto at = space.position.find(field);
+      if (at != space.position.end()) row[at->second] = &value;
     }
-    auto time = entry.find("time");
-    check_data(time != entry.end(), path, cache_key(entry_key, "time"), "missing");
+    for (size_t k = 0; k < parameters; ++k) {
+      Parameter& p = space.parameters[k];
+      check_data(row[k] != nullptr, path, cache_key(entry_key, p.name), "missing");
+      add_value(p, *row[k]);
+      cache.values.push_back(*row[k]);
+    }
+    check_data(time != nullptr, path, cache_key(entry_key, "time"), "missing");
     const double t = time->is_number() ? time->get<double>() : std::nan("");
     cache.times.push_back(std::isfinite(t) && t > 0 ? t : std::nan(""));
   }
@@ -304,7 +339,7 @@ data::GraphRecord encode(const Cache& cache, const Space& space, int64_t width,
       if (p.numeric) {
         row[p.column] = static_cast<float>(p.log2 ? std::log2(v.get<double>()) : v.get<double>());
       } else {
-        row[p.column + (std::find(p.values.begin(), p.values.end(), v) - p.values.begin())] = 1.0f;
+        row[p.column + value_position(p, v)] = 1.0f;
       }
     }
   }

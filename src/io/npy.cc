@@ -445,7 +445,11 @@ NpyArray parse_npy_header(const uint8_t* bytes, size_t size, const std::string& 
   } else {
     throw Error(context, "", "unsupported .npy format version " + std::to_string(major));
   }
-  if (size - prefix < length) throw Error(context, "", "truncated .npy header");
+  if (size - prefix < length)
+    throw Error(context, "",
+                "the version " + std::to_string(major) + " header says it is " +
+                    std::to_string(length) + " bytes long, but " + std::to_string(size - prefix) +
+                    " follow: a truncated array, or a version byte that does not match its header");
   const std::string text(reinterpret_cast<const char*>(bytes + prefix), length);
   NpyArray array = HeaderParser(text, context).parse(fortran_order);
   checked_size(array.shape, dtype_size(array.dtype), context);

@@ -13,6 +13,10 @@
 namespace graphcost::io {
 
 namespace {
+
+// Format versions above this build's that a header may plausibly name (later graphcost builds).
+constexpr uint32_t kNewerPackVersionsRecognised = 64;
+
 bool within(uint64_t offset, uint64_t bytes, uint64_t file_bytes) {
   return offset <= file_bytes && bytes <= file_bytes - offset;
 }
@@ -68,6 +72,14 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
     std::memcpy(&header, mapped_, sizeof(header));
     check_data(std::memcmp(header.magic, kPackMagic, 6) == 0, path, "",
                "not a pack file (no GCPACK magic)");
+    const uint32_t header_crc = crc32_update(0, &header, offsetof(PackHeader, header_crc));
+    // A version no graphcost ever wrote, in a header whose checksum fails, is damage (a flipped
+    // byte), not a format from another build.
+    const bool plausible_version =
+        header.version > 0 && header.version <= kPackVersion + kNewerPackVersionsRecognised;
+    check_data(header_crc == header.header_crc || plausible_version, path, "header",
+               "checksum mismatch (stored " + hex(header.header_crc) + ", computed " +
+                   hex(header_crc) + "): the header is damaged");
     check_data(header.version >= kPackVersion, path, "header",
                "format version " + std::to_string(header.version) + " is older than this build's " +
                    std::to_string(kPackVersion) +
@@ -76,7 +88,6 @@ PackCollection::PackCollection(const std::string& path) : path_(path) {
     check_data(header.version == kPackVersion, path, "header",
                "format version " + std::to_string(header.version) + ", this build reads version " +
                    std::to_string(kPackVersion));
-    const uint32_t header_crc = crc32_update(0, &header, offsetof(PackHeader, header_crc));
     check_data(header_crc == header.header_crc, path, "header",
                "checksum mismatch (stored " + hex(header.header_crc) + ", computed " +
                    hex(header_crc) + ")");

@@ -1,6 +1,7 @@
 #include "io/tpugraphs_npz.h"
 
 #include <cstdio>
+#include <cmath>
 #include <filesystem>
 
 #include "core/error.h"
@@ -73,6 +74,11 @@ class RecordReader {
       expect_dim("config_runtime_normalizers", normalizer, 0, count, "one per configuration");
       const std::vector<double> divisor = values<double>("config_runtime_normalizers", normalizer);
       for (int64_t j = 0; j < count; ++j) {
+        // Checked before dividing, so a message shows the value the file holds.
+        if (!(std::isfinite(out[j]) && out[j] > 0))
+          throw Error(path_, "config_runtime",
+                      "configuration " + std::to_string(j) + " has runtime " +
+                          number_text(out[j]) + " (must be finite and positive)");
         if (!(divisor[j] > 0))
           throw Error(path_, "config_runtime_normalizers",
                       "configuration " + std::to_string(j) + " has normaliser " +
@@ -194,6 +200,10 @@ data::GraphRecord read_tpugraphs_record(const ArrayArchive& archive) {
   const bool tile = reader.has("config_feat");
   const bool layout = reader.has("node_config_feat");
   if (tile == layout) {
+    check_data(reader.has("node_feat") || reader.has("node_opcode") || reader.has("edge_index"),
+               path, "",
+               "holds none of the TpuGraphs arrays (node_feat, node_opcode, edge_index, "
+               "config_feat or node_config_feat): an empty archive, or not a TpuGraphs file");
     throw Error(path, "",
                 tile ? "has both config_feat (tile) and node_config_feat (layout)"
                      : "has neither config_feat (tile) nor node_config_feat (layout)");

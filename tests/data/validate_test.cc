@@ -43,6 +43,24 @@ TEST(Validate, RejectsEachKindOfDamage) {
   expect_invalid([](GraphRecord& r) { r.configs.default_config = 3; }, "default_config");
 }
 
+// #40: an opcode past the table passed inspect and pack and failed later in the ranker.
+TEST(Validate, OpcodesOutsideTheIdRangeAreRefusedWithTheNode) {
+  GraphRecord r = testing::small_layout_record();
+  r.graph.opcodes[2] = 60000;
+  try {
+    validate_record(r);
+    FAIL() << "no error for opcode 60000";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "small.npz: node_opcode: node 2 has opcode 60000, outside [0, 256) (TpuGraphs "
+              "opcode ids; unknown opcodes are 0)");
+  }
+  r.graph.opcodes[2] = kOpcodeIdLimit - 1;
+  EXPECT_NO_THROW(validate_record(r));
+  r.graph.opcodes[2] = -1;
+  EXPECT_THROW(validate_record(r), Error);
+}
+
 TEST(Validate, UnknownRuntimesAreAllowed) {
   GraphRecord r = testing::small_layout_record();
   r.configs.runtimes.clear();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -268,6 +269,54 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
   EXPECT_EQ(one->configs(0).default_config, 386);
   EXPECT_THROW(io::open_collection(dir, data::CollectionId::parse("layout:xla:default"), "", {}),
                Error);
+}
+
+
+// #40: one linear search per key made reading quadratic in the number of parameters (64k took
+// 43 s, 100k never finished). Not a benchmark: the bound is a hundred times what the linear
+// reader needs, so only a reader of the old order fails it.
+TEST_F(KernelTuner, AWideCacheReadsInLinearTime) {
+  constexpr int kParameters = 100000;
+  std::string keys, first, second;
+  for (int k = 0; k < kParameters; ++k) {
+    const std::string name = "p" + std::to_string(k);
+    keys += (k ? "," : "") + ("\"" + name + "\"");
+    first += "\"" + name + "\":" + std::to_string(k % 2 ? 2 : 4) + ",";
+    second += "\"" + name + "\":" + std::to_string(k % 3 ? 2 : 8) + ",";
+  }
+  const std::string path = write_text(
+      "wide.json", "{\"device_name\":\"G\",\"kernel_name\":\"w\",\"tune_params_keys\":[" + keys +
+                       "],\"cache\":{\"a\":{" + first + "\"time\":1.5},\"b\":{" + second +
+                       "\"time\":2.5}}}");
+  const auto start = std::chrono::steady_clock::now();
+  const data::GraphRecord record = read_kernel_tuner_cache(path);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 30.0);
+  ASSERT_EQ(record.configs.width, kParameters);  // every parameter numeric: one column each
+  ASSERT_EQ(record.configs.count, 2);
+  // Powers of two are read as log2: parameter 3 is 2 (odd) then 8 (3 % 3 == 0).
+  EXPECT_EQ(record.configs.tile[3], 1.0f);
+  EXPECT_EQ(record.configs.tile[kParameters + 3], 3.0f);
+  EXPECT_EQ(record.configs.tile[kParameters + 4], 1.0f);
+  EXPECT_EQ(record.configs.runtimes[1], 2.5);
+}
+
+TEST_F(KernelTuner, NumbersOutOfRangeAndRepeatedKeysNameTheFile) {
+  const std::string huge = write_text(
+      "huge.json", replace_once(kSmallCache, "\"time\": 2.5", "\"time\": 1e309"));
+  try {
+    read_kernel_tuner_cache(huge);
+    FAIL() << "no error for 1e309";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where(), huge);
+    EXPECT_NE(std::string(e.what()).find("unreadable JSON: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("1e309"), std::string::npos) << e.what();
+  }
+  const std::string twice = write_text(
+      "twice.json", replace_once(kSmallCache, R"(["block", "unroll", "variant"])",
+                                 R"(["block", "unroll", "block", "variant"])"));
+  expect_error(twice, "tune_params_keys");
 }
 
 }  // namespace

@@ -218,6 +218,13 @@ TEST(Npy, UnsupportedHeadersAreErrorsNamingTheSource) {
   std::string truncated =
       npy_image("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", "");
   expect_error(truncated.substr(0, 30), {"x.npy: key", "truncated"});
+  // #40: a version-1 header whose version byte says 3 reads its length from the wrong bytes; the
+  // message says so instead of only "truncated".
+  std::string relabelled =
+      npy_image("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", four);
+  relabelled[6] = 3;
+  expect_error(relabelled, {"x.npy: key", "the version 3 header says it is ", "bytes long, but ",
+                            "a version byte that does not match its header"});
 }
 
 }  // namespace

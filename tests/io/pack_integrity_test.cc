@@ -125,6 +125,20 @@ TEST(PackVersion, OlderVersionIsRefusedWithAMessageToRePack) {
                "this build reads version 2");
 }
 
+// #40: a flipped byte in the version field said "format version 65538" instead of naming damage.
+TEST(PackVersion, AFlippedVersionByteIsAChecksumError) {
+  TempDir dir;
+  write_text(dir.path() + "/gpu.json", kCache);
+  const std::string path =
+      pack_records(dir.path() + "/v.gcpack", {read_kernel_tuner_cache(dir.path() + "/gpu.json")});
+  std::string bytes = read_file(path);
+  bytes[offsetof(PackHeader, version) + 2] ^= 0x01;  // 2 -> 65538
+  const std::string bad = dir.path() + "/flipped.gcpack";
+  write_text(bad, bytes);
+  expect_error([&] { PackCollection pack(bad); }, bad + ": header: checksum mismatch (stored ",
+               "the header is damaged");
+}
+
 // 4 nodes, 2 configurable, 3 layout configurations of width 2 with runtimes 30, 20, 10.
 data::GraphRecord layout_record() { return data::testing::small_layout_record(); }
 

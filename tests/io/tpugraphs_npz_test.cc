@@ -198,6 +198,27 @@ TEST_F(TpuGraphsNpzTest, TileNormalisersMustBePositive) {
                        "positive)"});
 }
 
+// #40: a negative tile runtime was reported divided by its normaliser (-3 / 100 as -0.03).
+TEST_F(TpuGraphsNpzTest, ANegativeTileRuntimeIsReportedAsTheFileHoldsIt) {
+  const std::string file = path("negative_runtime.npz");
+  write_tpugraphs_npz(file, tile_record(), {{300, -500}, {100, 100}}, false);
+  expect_error([&] { read_tpugraphs_npz(file); },
+               {file + ": config_runtime: configuration 1 has runtime -500 (must be finite and "
+                       "positive)"});
+}
+
+TEST_F(TpuGraphsNpzTest, AnEmptyArchiveSaysSo) {
+  const std::string file = path("empty.npz");
+  {
+    NpzWriter writer(file, false);
+    writer.commit();
+  }
+  expect_error([&] { read_tpugraphs_npz(file); },
+               {file + ": holds none of the TpuGraphs arrays (node_feat, node_opcode, edge_index, "
+                       "config_feat or node_config_feat): an empty archive, or not a TpuGraphs "
+                       "file"});
+}
+
 TEST_F(TpuGraphsNpzTest, NaNNormaliserIsNamedNotCastToAnInteger) {
   // Float normalisers: a NaN, a negative one and one too large for int64 are reported as the
   // values they are (the message once cast them to int64, undefined behaviour for NaN).
