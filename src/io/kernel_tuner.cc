@@ -20,8 +20,10 @@ namespace graphcost::io {
 namespace {
 
 namespace fs = std::filesystem;
-// Keeps the file's order of configurations (the plain json type sorts object keys).
-using Json = nlohmann::ordered_json;
+// The plain json type (a sorted map per object): ordered_json finds and inserts keys by linear
+// search, so parsing an entry of n parameters cost n^2 (64k parameters: 6 s). The one order that
+// matters, that of the configurations under "cache", is recorded while parsing (parse_json).
+using Json = nlohmann::json;
 
 // Failed configurations get this multiple of the slowest successful runtime: finite, so records
 // validate, and worse than anything that ran.
@@ -54,9 +56,22 @@ std::string read_maybe_gzipped(const std::string& path) {
   return text;
 }
 
-Json parse_json(const std::string& text, const std::string& where, const std::string& key) {
+// Parses text; with cache_order, also records the keys of the top-level "cache" object in file
+// order (each once).
+Json parse_json(const std::string& text, const std::string& where, const std::string& key,
+                std::vector<std::string>* cache_order = nullptr) {
+  std::string top_key;
+  std::unordered_set<std::string> seen;
+  const Json::parser_callback_t record = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::key) {
+      if (depth == 1) top_key = parsed.get<std::string>();
+      if (depth == 2 && top_key == "cache" && seen.insert(parsed.get<std::string>()).second)
+        cache_order->push_back(parsed.get<std::string>());
+    }
+    return true;
+  };
   try {
-    return Json::parse(text);
+    return cache_order ? Json::parse(text, record) : Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw Error(where, key, "invalid JSON: " + one_line(e.what()));
   } catch (const Json::exception& e) {
@@ -193,9 +208,10 @@ Cache read_cache(const std::string& path, Space& space) {
   Cache cache;
   cache.path = path;
   Json doc;
+  std::vector<std::string> order;  // the configurations' keys in file order
   {
     std::string text = read_maybe_gzipped(path);
-    doc = parse_json(text, path, "");
+    doc = parse_json(text, path, "", &order);
   }
   check_data(doc.is_object(), path, "", "not a JSON object");
   check_data(doc.contains("tune_params_keys") && doc["tune_params_keys"].is_array(), path,
@@ -253,7 +269,9 @@ Cache read_cache(const std::string& path, Space& space) {
   }
   const size_t parameters = space.parameters.size();
   std::vector<const Json*> row(parameters);
-  for (const auto& [entry_key, entry] : doc["cache"].items()) {
+  const Json& entries = doc["cache"];
+  for (const std::string& entry_key : order) {
+    const Json& entry = entries.at(entry_key);
     check_data(entry.is_object(), path, "cache[\"" + entry_key + "\"]", "not an object");
     // One pass over the entry's fields (an ordered_json object finds a key by linear search).
     std::fill(row.begin(), row.end(), nullptr);
