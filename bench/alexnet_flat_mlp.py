@@ -20,13 +20,14 @@ import os
 import sys
 import time
 
+from bench_skip import skip
+
 try:
     import numpy as np
     import torch
     from scipy.stats import kendalltau
 except ImportError as e:
-    print(f"skip: {e} (Debian: python3-numpy python3-scipy python3-torch)")
-    sys.exit(0)
+    skip("alexnet_flat_mlp", f"{e}; Debian: python3-numpy python3-scipy python3-torch")
 
 from layout_npz import layout_one_hot, one_file
 

@@ -14,6 +14,8 @@ usage: bench/alexnet_interactions.py SPLIT_DIR     (e.g. the `graphcost split ..
 import os
 import sys
 
+from bench_skip import skip
+
 try:
     import numpy as np
     from scipy.sparse import csr_matrix
@@ -21,8 +23,7 @@ try:
     from scipy.stats import kendalltau
     from sklearn.ensemble import HistGradientBoostingRegressor
 except ImportError as e:
-    print(f"skip: {e} (Debian: python3-numpy python3-scipy python3-sklearn)")
-    sys.exit(0)
+    skip("alexnet_interactions", f"{e}; Debian: python3-numpy python3-scipy python3-sklearn")
 
 from layout_npz import one_file
 

@@ -12,12 +12,13 @@ usage: bench/alexnet_ridge.py TRAIN.npz TEST.npz [LAMBDA ...]   (default lambdas
 """
 import sys
 
+from bench_skip import skip
+
 try:
     import numpy as np
     from scipy.stats import kendalltau
 except ImportError as e:
-    print(f"skip: {e} (Debian: python3-numpy python3-scipy)")
-    sys.exit(0)
+    skip("alexnet_ridge", f"{e}; Debian: python3-numpy python3-scipy")
 
 from layout_npz import layout_one_hot
 

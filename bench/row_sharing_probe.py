@@ -12,11 +12,12 @@ default 2). Independent of graphcost: plain numpy and breadth-first search from 
 import os
 import sys
 
+from bench_skip import skip
+
 try:
     import numpy as np
 except ImportError:
-    print("row_sharing_probe: skipped: this python has no numpy (Debian: python3-numpy)")
-    sys.exit(0)
+    skip("row_sharing_probe", "this python has no numpy; Debian: python3-numpy")
 
 LAYERS = 4
 

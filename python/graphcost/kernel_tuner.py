@@ -17,11 +17,17 @@ the same kernel, strategy option pretrained=PATH); "neural" is a small ranker wi
 Tuner's CostFunc and runner, so its cache, budget (max_fevals) and time limit apply; when either
 is spent Kernel Tuner raises StopCriterionReached, which ends the search, and tune returns the
 CostFunc's results as Kernel Tuner's strategies do.
+
+Kernel Tuner reads plain JSON caches only (not .json.gz); write_plain_cache writes one from any
+cache graphcost reads. docs/kernel-tuner.md, "Inside Kernel Tuner", says what a replay needs.
 """
 
+import gzip
 import json
 import math
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -103,7 +109,14 @@ class Strategy:
     def __init__(self, strategy="model", batch=10, seed=None, node_feat=None, **options):
         self.settings = dict(strategy=strategy, batch=batch, seed=seed, node_feat=node_feat)
         self.options = dict(options)
-        self.last_search = None  # the last search's measurements, as graphcost recorded them
+        # The last search, also when Kernel Tuner's budget or time limit ended it: a dict of
+        # "measurements" ((configuration index in searchspace.list, failed, time) in the order
+        # measured; time 0.0 when failed), "best_so_far" (the best time after each measurement,
+        # inf until one succeeds), "failed" (how many failed) and "stopped": the message of the
+        # StopCriterionReached that ended it ("max_fevals (200) reached", "time limit exceeded"),
+        # or None when graphcost's campaign ended first. Kernel Tuner's max_fevals is at most the
+        # space's size, so a search of the whole space ends with "max_fevals (size) reached".
+        self.last_search = None
 
     def tune(self, searchspace, runner, tuning_options):
         # Kernel Tuner's own CostFunc: its runner, cache, budget and time limit.
@@ -135,23 +148,124 @@ class Strategy:
         if limit is not None:
             budget = min(budget, int(limit))
         cost_func = CostFunc(searchspace, tuning_options, runner)
+        measured = []  # (index, failed, time) as graphcost records them, kept here as well
 
         def measure(j):
-            return _time_of(cost_func(configs[j], check_restrictions=False))
+            done = len(cost_func.results)
+            try:
+                cost = cost_func(configs[j], check_restrictions=False)
+            except Exception as e:
+                # CostFunc checks the budget again after measuring: the measurement that spends
+                # it is in its results, but its cost never returns. It belongs to the record.
+                if type(e).__name__ == "StopCriterionReached" and len(cost_func.results) > done:
+                    from kernel_tuner.util import get_result_cost
+                    cost = get_result_cost(cost_func.results[-1], tuning_options.objective,
+                                           tuning_options.objective_higher_is_better)[0]
+                    time = _time_of(cost)
+                    measured.append((j, time is None, 0.0 if time is None else time))
+                raise
+            time = _time_of(cost)
+            measured.append((j, time is None, 0.0 if time is None else time))
+            return time
 
+        self.last_search = None
         try:
             self.last_search = _core._run_search(
                 features, levels, names, labels, ordered, measure, budget, int(settings["batch"]),
                 seed, settings["strategy"], json.dumps(options), settings["node_feat"])
+            self.last_search["stopped"] = None
         except Exception as e:  # Kernel Tuner's StopCriterionReached: budget or time spent
             if type(e).__name__ != "StopCriterionReached":
                 raise
             if tuning_options.get("verbose"):
                 print(e)
+            # The campaign did not return: its record is the measurements made before the stop.
+            self.last_search = _search_record(measured, str(e))
         return cost_func.results
+
+
+def _search_record(measured, stopped):
+    """last_search for measurements (index, failed, time) that a stop cut short."""
+    best, best_so_far = math.inf, []
+    for _, failed, time in measured:
+        if not failed:
+            best = min(best, time)
+        best_so_far.append(best)
+    return {"measurements": list(measured), "best_so_far": best_so_far,
+            "failed": sum(1 for _, failed, _ in measured if failed), "stopped": stopped}
+
+
+def read_cache_json(path):
+    """The JSON object of a Kernel Tuner cache file, plain (.json) or gzip-compressed
+    (.json.gz, told by its first bytes); an unreadable file is a graphcost.Error naming it."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        cache = json.loads(data.decode("utf-8"))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+        raise _core.Error(f"{path}: {e}") from None
+    if not isinstance(cache, dict) or not isinstance(cache.get("cache"), dict):
+        raise _core.Error(f"{path}: cache: missing (not a Kernel Tuner cache)")
+    return cache
+
+
+def write_plain_cache(source, destination):
+    """Writes the Kernel Tuner cache `source` (.json or .json.gz) as a plain JSON cache file at
+    `destination`, the form Kernel Tuner's tune_kernel(cache=...) and tune_cache read. If
+    destination is a folder, the file is written into it under source's name without .gz.
+    Returns the path written. The file appears whole or not at all (written beside it, then
+    renamed). Kernel Tuner wants the name to end in .json (tune_kernel appends .json otherwise)."""
+    source = os.fspath(source)
+    destination = os.fspath(destination)
+    if os.path.isdir(destination):
+        name = os.path.basename(source)
+        destination = os.path.join(destination, name[:-3] if name.endswith(".gz") else name)
+    if not destination.endswith(".json"):
+        raise _core.Error(f"{destination}: a Kernel Tuner cache's name must end in .json")
+    if os.path.exists(destination) and os.path.samefile(source, destination):
+        raise _core.Error(f"{destination}: is the source itself")
+    cache = read_cache_json(source)
+    if not cache["cache"]:
+        raise _core.Error(f"{source}: cache: no records")
+    # Kernel Tuner takes a file that does not end in "}}}" (or "}\n}") for one cut short by a
+    # crash and appends brackets to it: the records go last, so the file ends in "}}}".
+    cache = {**{k: v for k, v in cache.items() if k != "cache"}, "cache": cache["cache"]}
+    folder = os.path.dirname(os.path.abspath(destination))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".plain-cache-", suffix=".json")
+    try:
+        with os.fdopen(handle, "w") as f:
+            json.dump(cache, f)
+        os.replace(temporary, destination)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return destination
 
 
 def tune(searchspace, runner, tuning_options):
     """Kernel Tuner's strategy entry point, with the default Strategy (the model-guided search);
     strategy_options may set strategy, batch, seed and the strategy's options."""
     return Strategy().tune(searchspace, runner, tuning_options)
+
+
+def main(argv=None):
+    """python3 -m graphcost.kernel_tuner plain-cache SOURCE DESTINATION: write_plain_cache."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 3 or argv[0] != "plain-cache":
+        print("usage: python3 -m graphcost.kernel_tuner plain-cache SOURCE DESTINATION\n"
+              "  writes the Kernel Tuner cache SOURCE (.json or .json.gz) as the plain JSON cache\n"
+              "  Kernel Tuner reads, at DESTINATION (a NAME.json or a folder)", file=sys.stderr)
+        return 2
+    try:
+        print(write_plain_cache(argv[1], argv[2]))
+    except _core.Error as e:
+        print(f"graphcost: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

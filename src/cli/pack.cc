@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -42,34 +43,54 @@ void run_pack(const PackOptions& o) {
   const int64_t files_at_once =
       o.files_at_once > 0 ? o.files_at_once
                           : std::max<int64_t>(1, std::thread::hardware_concurrency());
-  int64_t total = 0;  // graphs expected: one per npz file (a .pb file may hold several)
-  if (io::is_pack_file(o.root)) {
-    // Repacking keeps the source pack's own id and split.
-    const auto source = io::open_collection(o.root, id, o.source.split, load);
-    total = source->size();
-    pack_id = source->id();
-    split = source->split();
-  } else {
-    try {
-      total = static_cast<int64_t>(io::list_collection_files(o.root, id, o.source.split).size());
-    } catch (const Error&) {
-      // A Kernel Tuner source: no record files to count; the progress line shows graphs only.
-    }
-  }
-  Progress progress("pack", total, "graphs");
   int64_t done = 0;
-  io::for_each_graph(
-      o.root, id, o.source.split, load, files_at_once,
-      [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
-        if (!writer) {
-          writer = std::make_unique<io::PackWriter>(o.out, pack_id, split, configs.kind,
-                                                    graph.feature_width, configs.width);
-        }
-        writer->add(graph, configs, source);
-        progress.update(++done, graph.name);
-      });
+  auto add = [&](Progress& progress, const data::Graph& graph, const data::ConfigView& configs,
+                 const std::string& source) {
+    if (!writer) {
+      writer = std::make_unique<io::PackWriter>(o.out, pack_id, split, configs.kind,
+                                                graph.feature_width, configs.width);
+    }
+    writer->add(graph, configs, source);
+    progress.update(++done, graph.name);
+  };
+  if (io::is_pack_file(o.root) || io::is_kernel_tuner_source(o.root, o.source.split)) {
+    // Read whole either way (a pack is memory-mapped; a Kernel Tuner folder shares one feature
+    // layout), so the graph count is known before the first is written. Repacking keeps the
+    // source pack's own id and split.
+    const auto source = io::open_collection(o.root, id, o.source.split, load);
+    if (io::is_pack_file(o.root)) {
+      pack_id = source->id();
+      split = source->split();
+    }
+    Progress progress("pack", source->size(), "graphs");
+    for (int64_t g = 0; g < source->size(); ++g)
+      add(progress, source->graph(g), source->configs(g), source->source(g));
+    progress.finish();
+  } else {
+    // Record files are read a few at a time: one graph per .npz file, but a .pb file may hold
+    // several, so with any .pb among them the total is not known beforehand.
+    int64_t total = 0;
+    for (const std::string& file : io::list_collection_files(o.root, id, o.source.split)) {
+      const std::filesystem::path path(file);
+      if (std::find(load.exclude.begin(), load.exclude.end(), path.stem().string()) !=
+          load.exclude.end())
+        continue;
+      if (path.extension() != ".npz") {
+        total = -1;
+        break;
+      }
+      ++total;
+    }
+    Progress progress("pack", total, "graphs");
+    io::for_each_graph(
+        o.root, id, o.source.split, load, files_at_once,
+        [&](const data::Graph& graph, const data::ConfigView& configs, const std::string& source) {
+          add(progress, graph, configs, source);
+        });
+    progress.finish();
+  }
+  check_data(writer != nullptr, o.root, "", "no graphs to pack");
   writer->commit();
-  progress.finish();
   std::printf("wrote %s: %s %s, %lld graphs, %lld configurations, %.1f MB\n", o.out.c_str(),
               pack_id.str().c_str(), split.c_str(), static_cast<long long>(writer->graphs()),
               static_cast<long long>(writer->configurations()), writer->bytes() / 1e6);

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 
 namespace graphcost {
 
@@ -27,49 +26,73 @@ std::string format_duration(double seconds) {
   return buffer;
 }
 
-Progress::Progress(std::string label, int64_t total, std::string unit)
+ProgressOutput ProgressOutput::standard_error() {
+  ProgressOutput out;
+  out.stream = stderr;
+  out.terminal = ::isatty(::fileno(stderr)) != 0;
+  out.seconds = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  return out;
+}
+
+Progress::Progress(std::string label, int64_t total, std::string unit, ProgressOutput output)
     : label_(std::move(label)),
       total_(total),
       unit_(std::move(unit)),
-      start_(std::chrono::steady_clock::now()),
-      last_print_(start_),
-      tty_(::isatty(::fileno(stderr)) != 0) {}
+      output_(std::move(output)),
+      start_(output_.seconds()),
+      last_print_(start_) {}
 
-double Progress::elapsed_seconds() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-}
+double Progress::elapsed_seconds() const { return output_.seconds() - start_; }
 
 void Progress::update(int64_t done, const std::string& extra) {
+  if (finished_) return;
+  // The rate counts from the first report, so a resumed run's earlier steps do not inflate it.
   if (start_done_ < 0) start_done_ = done > 0 ? done - 1 : 0;
-  auto now = std::chrono::steady_clock::now();
-  double since = std::chrono::duration<double>(now - last_print_).count();
-  // Terminals get a lively line; logs get one line every 10 s.
-  if (since < (tty_ ? 0.25 : 10.0) && done < total_) return;
+  done_ = done;
+  extra_ = extra;
+  if (total_ >= 0 && done >= total_) return;  // the last step's line is finish()'s
+  const double now = output_.seconds();
+  if (now - last_print_ < (output_.terminal ? kTerminalInterval : kLogInterval)) return;
   last_print_ = now;
-  print(done, extra, false);
+  print(false);
 }
 
-void Progress::finish(const std::string& extra) { print(total_, extra, true); }
+void Progress::finish(const std::string& extra) {
+  if (finished_) return;
+  finished_ = true;
+  if (!extra.empty()) extra_ = extra;
+  print(true);
+}
 
-void Progress::print(int64_t done, const std::string& extra, bool final_line) {
+void Progress::print(bool final_line) {
   if (!progress_lines_shown) return;
-  double elapsed = elapsed_seconds();
-  int64_t counted = done - (start_done_ < 0 ? 0 : start_done_);
-  double rate = elapsed > 0 ? counted / elapsed : 0.0;
-  double eta = rate > 0 ? (total_ - done) / rate : -1;
-  char head[160];
-  std::snprintf(head, sizeof head, "%s %lld/%lld %s (%.1f%%) %.2f %s/s elapsed %s eta %s",
-                label_.c_str(), static_cast<long long>(done), static_cast<long long>(total_),
-                unit_.c_str(), total_ > 0 ? 100.0 * done / total_ : 100.0, rate, unit_.c_str(),
-                format_duration(elapsed).c_str(), final_line ? "0s" : format_duration(eta).c_str());
-  std::string line = head;
-  if (!extra.empty()) line += " | " + extra;
-  if (tty_) {
-    std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
+  const double elapsed = elapsed_seconds();
+  const int64_t counted = done_ - (start_done_ < 0 ? 0 : start_done_);
+  const double rate = elapsed > 0 ? counted / elapsed : 0.0;
+  char head[200];
+  if (total_ < 0) {
+    std::snprintf(head, sizeof head, "%s %lld %s %.2f %s/s elapsed %s", label_.c_str(),
+                  static_cast<long long>(done_), unit_.c_str(), rate, unit_.c_str(),
+                  format_duration(elapsed).c_str());
   } else {
-    std::fprintf(stderr, "%s\n", line.c_str());
+    const double eta = rate > 0 ? (total_ - done_) / rate : -1;
+    std::snprintf(head, sizeof head, "%s %lld/%lld %s (%.1f%%) %.2f %s/s elapsed %s%s%s",
+                  label_.c_str(), static_cast<long long>(done_), static_cast<long long>(total_),
+                  unit_.c_str(), total_ > 0 ? 100.0 * done_ / total_ : 100.0, rate, unit_.c_str(),
+                  format_duration(elapsed).c_str(), final_line ? "" : " eta ",
+                  final_line ? "" : format_duration(eta).c_str());
   }
-  std::fflush(stderr);
+  std::string line = head;
+  if (!extra_.empty()) line += " | " + extra_;
+  if (output_.terminal) {
+    std::fprintf(output_.stream, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
+  } else {
+    std::fprintf(output_.stream, "%s\n", line.c_str());
+  }
+  std::fflush(output_.stream);
 }
 
 }  // namespace graphcost

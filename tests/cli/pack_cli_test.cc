@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 #include "io/pack.h"
 
@@ -73,6 +76,59 @@ TEST(PackCommand, MissingInputFailsWithoutWritingAPack) {
   const std::string out = temp_dir() + "/missing.gcpack";
   EXPECT_NE(run("pack " + temp_dir() + "/no_such_folder --collection tile:xla --out " + out), 0);
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A Kernel Tuner cache of one device, kernel "toy": x in {1, 2, 4}, a time for each.
+void write_toy_cache(const std::string& path, const std::string& device) {
+  nlohmann::json cache = nlohmann::json::object();
+  for (int x : {1, 2, 4}) cache[std::to_string(x)] = {{"x", x}, {"time", 1.0 + x}};
+  write_file_atomically(path, nlohmann::json{{"kernel_name", "toy"},
+                                             {"device_name", device},
+                                             {"tune_params_keys", {"x"}},
+                                             {"cache", cache}}
+                                  .dump());
+}
+
+// stderr holds one progress line, the last, with the right total for every kind of input: a
+// Kernel Tuner folder and cache (read whole), record files (one graph per .npz), a pack.
+TEST(PackCommand, OneFinalProgressLineWithTheInputsGraphCount) {
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_dir() + "/progress";
+  fs::create_directories(dir / "caches");
+  write_toy_cache((dir / "caches" / "a.json").string(), "dev a");
+  write_toy_cache((dir / "caches" / "b.json").string(), "dev b");
+  const std::string rate = R"( [0-9]+\.[0-9]{2} graphs/s elapsed [0-9]+s \| )";
+  auto expect_lines = [&](const std::string& args, const std::string& progress_line) {
+    const std::string out = (dir / "out.gcpack").string();
+    fs::remove(out);
+    const std::string stderr_path = (dir / "stderr").string();
+    const std::string command =
+        std::string(GRAPHCOST_BINARY) + " " + args + " --out " + out + " > /dev/null 2> " + stderr_path;
+    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    const std::string err = read_file(stderr_path);
+    EXPECT_TRUE(std::regex_match(err, std::regex(progress_line + "\n"))) << args << "\n" << err;
+  };
+  expect_lines("pack " + (dir / "caches").string() + " --collection tile:xla",
+               R"(pack 2/2 graphs \(100\.0%\))" + rate + "toy_dev_b");
+  expect_lines("pack " + (dir / "caches" / "a.json").string() + " --collection tile:xla",
+               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_dev_a");
+  fs::copy_file(dir / "out.gcpack", dir / "a.gcpack");
+  expect_lines("pack " + (dir / "a.gcpack").string() + " --collection tile:xla",
+               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_dev_a");
+  // Record files: a split folder of three .npz files, one graph each.
+  ASSERT_EQ(run("synth --out " + (dir / "synth").string() + " --seed 2 --scale small --threads 1"),
+            0);
+  const fs::path split = dir / "synth" / "npz" / "tile" / "xla" / "valid";
+  int64_t files = 0;
+  std::string last;
+  for (const auto& entry : fs::directory_iterator(split)) {
+    ++files;
+    last = std::max(last, entry.path().stem().string());
+  }
+  expect_lines("pack " + split.string() + " --collection tile:xla --split valid",
+               "pack " + std::to_string(files) + "/" + std::to_string(files) +
+                   R"( graphs \(100\.0%\))" + rate + last);
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -15,10 +15,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def readme_blocks():
+    """The README's Python blocks: its Python quick start, then its Kernel Tuner one."""
     text = (REPO / "README.md").read_text()
-    section = text[text.index("## From Python"):]
-    section = section[:section.index("\n## ", 1)]
-    return re.findall(r"```python\n(.*?)```", section, re.S)
+    return re.findall(r"```python\n(.*?)```", text, re.S)
 
 
 def run_python(code, cwd, *args):

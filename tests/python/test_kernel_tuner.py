@@ -1,5 +1,7 @@
 """graphcost.kernel_tuner as a Kernel Tuner strategy, on the stand-in (tests/python/
-kernel_tuner_standin) replaying a small cache written here, and on a shared cache when present."""
+kernel_tuner_standin, as strict as Kernel Tuner 1.4 about what it reads) replaying a small cache
+written here, and on a shared cache when present. test_kernel_tuner_real.py runs the strategy in
+a real Kernel Tuner checkout."""
 import gzip
 import json
 
@@ -10,32 +12,62 @@ import graphcost
 import graphcost.kernel_tuner as gkt
 import kernel_tuner
 from conftest import shared
+from kernel_tuner import util
+from kernel_tuner.runners.simulation import SimulationRunner
+from kernel_tuner.searchspace import Searchspace
+
+BX = [16, 32, 64, 128, 256, 512, 1024, 2048]
+TY = [1, 2, 3, 4, 5, 6]
+MODE = ["shared", "global"]
+
+
+def kernel_cache():
+    """A 2-parameter kernel: 8 x 6 x 2 configurations, a smooth time with one optimum, a few
+    failures and a categorical parameter; every record 10 ms of simulated benchmark time."""
+    records = {}
+    for x in BX:
+        for y in TY:
+            for m in MODE:
+                t = 1.0 + (np.log2(x) - 7) ** 2 + 0.3 * (y - 4) ** 2 + (0.5 if m == "global" else 0)
+                record = {"block_size_x": x, "tile_size_y": y, "mode": m, "time": t,
+                          "compile_time": 0, "verification_time": 0, "benchmark_time": 10}
+                if x == 2048 and y > 4:
+                    record["time"] = "RuntimeFailedConfig"
+                records[f"{x},{y},{m}"] = record
+    return {"device_name": "Test", "kernel_name": "k", "problem_size": [1024], "objective": "time",
+            "tune_params_keys": ["block_size_x", "tile_size_y", "mode"],
+            "tune_params": {"block_size_x": BX, "tile_size_y": TY, "mode": MODE},
+            "cache": records}
 
 
 @pytest.fixture
 def cache(tmp_path):
-    """A 2-parameter kernel: 8 x 6 x 2 configurations, a smooth time with one optimum, a few
-    failures and a categorical parameter."""
-    bx = [16, 32, 64, 128, 256, 512, 1024, 2048]
-    ty = [1, 2, 3, 4, 5, 6]
-    mode = ["shared", "global"]
-    records = {}
-    for x in bx:
-        for y in ty:
-            for m in mode:
-                key = f"{x},{y},{m}"
-                t = 1.0 + (np.log2(x) - 7) ** 2 + 0.3 * (y - 4) ** 2 + (0.5 if m == "global" else 0)
-                record = {"block_size_x": x, "tile_size_y": y, "mode": m, "time": t}
-                if x == 2048 and y > 4:
-                    record["time"] = "RuntimeFailedConfig"
-                records[key] = record
+    """The kernel's cache as Kernel Tuner reads it: plain JSON."""
+    path = tmp_path / "kernel.json"
+    path.write_text(json.dumps(kernel_cache()))
+    return path
+
+
+@pytest.fixture
+def gzip_cache(tmp_path):
     path = tmp_path / "kernel.json.gz"
     with gzip.open(path, "wt") as f:
-        json.dump({"device_name": "Test", "kernel_name": "k", "objective": "time",
-                   "tune_params_keys": ["block_size_x", "tile_size_y", "mode"],
-                   "tune_params": {"block_size_x": bx, "tile_size_y": ty, "mode": mode},
-                   "cache": records}, f)
+        json.dump(kernel_cache(), f)
     return path
+
+
+def replay_whole_space(path, strategy, max_fevals=None):
+    """As tune_kernel(cache=path, simulation_mode=True) with restrictions that keep every measured
+    configuration, failed ones included (tune_cache drops those): results, searchspace."""
+    cache = util.read_cache(path)
+    keys_ = cache["tune_params_keys"]
+    space = Searchspace(cache["tune_params"], [tuple(r[k] for k in keys_)
+                                               for r in cache["cache"].values()])
+    options = util.Options(tune_params=cache["tune_params"], strategy_options=util.Options(),
+                           objective=["time"], objective_higher_is_better=[False],
+                           verbose=False, device_name=cache["device_name"])
+    options["budget"] = util.TuningBudget(None, max_fevals or space.size)
+    return strategy.tune(space, SimulationRunner(cache["cache"]), options), space
 
 
 def keys(results):
@@ -64,23 +96,81 @@ def test_module_is_a_strategy_and_reads_strategy_options(cache):
 
 
 def test_whole_space_ends_without_a_budget(cache):
-    results, _ = kernel_tuner.tune_cache(cache, strategy=gkt.Strategy("random", seed=0))
-    assert len(results) == 96
-    best = min(r["time"] for r in results if "__error__" not in r)
-    assert best == 1.0
+    """tune_cache's space is the cache's configurations that did not fail: 96 - 4."""
+    strategy = gkt.Strategy("random", seed=0)
+    results, _ = kernel_tuner.tune_cache(cache, strategy=strategy)
+    assert len(results) == 92 and all("__error__" not in r for r in results)
+    assert min(r["time"] for r in results) == 1.0
+    assert strategy.last_search["stopped"] == "max_fevals (92) reached"
+    assert len(strategy.last_search["measurements"]) == 92
 
 
 def test_time_limit_stops_the_search(cache):
+    """In simulation mode the time limit counts each record's compile, verification and benchmark
+    time (10 ms here) besides the time that really passes."""
     strategy = gkt.Strategy("neural", batch=1, seed=0, initial=2, train_steps=200)
     results, _ = kernel_tuner.tune_cache(cache, strategy=strategy,
                                          strategy_options={"time_limit": 0.05})
-    assert 1 <= len(results) < 96
+    assert 1 <= len(results) <= 6
+    assert strategy.last_search["stopped"] == "time limit exceeded"
+
+
+def test_last_search_after_the_budget_ends_it(cache):
+    strategy = gkt.Strategy("model", batch=4, seed=2, initial=8)
+    results, _ = kernel_tuner.tune_cache(cache, strategy=strategy,
+                                         strategy_options={"max_fevals": 13})
+    search = strategy.last_search
+    assert search["stopped"] == "max_fevals (13) reached"
+    assert len(search["measurements"]) == len(results) == 13
+    times = [t for _, failed, t in search["measurements"]]
+    assert times == [r["time"] for r in results]
+    assert search["best_so_far"] == list(np.minimum.accumulate(times)) and search["failed"] == 0
 
 
 def test_failed_configurations_are_failures(cache):
-    results, _ = kernel_tuner.tune_cache(cache, strategy=gkt.Strategy("random", seed=0))
+    """With every measured configuration in the space (tune_kernel with the kernel's own
+    restrictions), a failed record is measured as a failure."""
+    strategy = gkt.Strategy("random", seed=0)
+    results, space = replay_whole_space(cache, strategy)
     failed = [r for r in results if "__error__" in r]
+    assert len(results) == 96
     assert len(failed) == 4 and all(r["block_size_x"] == 2048 for r in failed)
+    search = strategy.last_search
+    assert search["failed"] == 4 and search["stopped"] == "max_fevals (96) reached"
+    assert sorted(space.list[j][0] for j, failed, _ in search["measurements"] if failed) == [2048] * 4
+
+
+def test_gzip_caches_are_refused_as_by_kernel_tuner(gzip_cache, tmp_path):
+    """Kernel Tuner reads caches as plain text: a .json.gz is a UnicodeDecodeError in tune_cache
+    (and tune_kernel looks for NAME.json.gz.json). write_plain_cache makes one it reads."""
+    with pytest.raises(UnicodeDecodeError):
+        kernel_tuner.tune_cache(gzip_cache, strategy=gkt.Strategy("random", seed=0))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    plain = gkt.write_plain_cache(gzip_cache, folder)
+    assert plain == str(folder / "kernel.json")
+    results, _ = kernel_tuner.tune_cache(plain, strategy=gkt.Strategy("random", seed=0),
+                                         strategy_options={"max_fevals": 5})
+    assert len(results) == 5
+
+
+def test_write_plain_cache(gzip_cache, cache, tmp_path):
+    out = gkt.write_plain_cache(gzip_cache, tmp_path / "copy.json")
+    text = open(out).read()
+    assert text.endswith("}}}")  # what Kernel Tuner takes for a closed cache file
+    assert json.loads(text) == kernel_cache() and list(json.loads(text))[-1] == "cache"
+    assert json.loads(open(gkt.write_plain_cache(cache, tmp_path / "again.json")).read()) == \
+        kernel_cache()
+    with pytest.raises(graphcost.Error, match=r"copy\.txt: a Kernel Tuner cache's name must end in \.json"):
+        gkt.write_plain_cache(gzip_cache, tmp_path / "copy.txt")
+    with pytest.raises(graphcost.Error, match="is the source itself"):
+        gkt.write_plain_cache(cache, cache)
+    truncated = tmp_path / "truncated.json.gz"
+    truncated.write_bytes(gzip_cache.read_bytes()[:40])
+    with pytest.raises(graphcost.Error, match="truncated.json.gz: "):
+        gkt.write_plain_cache(truncated, tmp_path / "t.json")
+    assert not (tmp_path / "t.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
 def test_encoding():
@@ -99,18 +189,32 @@ def test_errors(cache):
                                 strategy_options={"strategy": "genetic", "popsize": 3})
 
 
-def test_on_a_shared_cache():
-    path = shared("kernel_tuner", "convolution", "A4000.json.gz")
-    results, _ = kernel_tuner.tune_cache(path, strategy=gkt.Strategy("model", seed=0),
+def test_on_a_shared_cache(tmp_path):
+    """The A100 convolution cache as Kernel Tuner replays it: 4,362 configurations of which 161
+    failed, so tune_cache's space holds 4,201."""
+    path = gkt.write_plain_cache(shared("kernel_tuner", "convolution", "A100.json.gz"), tmp_path)
+    strategy = gkt.Strategy("model", seed=0)
+    results, _ = kernel_tuner.tune_cache(path, strategy=strategy,
                                          strategy_options={"max_fevals": 40})
-    assert len(results) == 40
+    assert len(results) == 40 and strategy.last_search["stopped"] == "max_fevals (40) reached"
+    seen = {}
+
+    class Spy(gkt.Strategy):
+        def tune(self, searchspace, runner, tuning_options):
+            seen["size"] = searchspace.size
+            return super().tune(searchspace, runner, tuning_options)
+
+    kernel_tuner.tune_cache(path, strategy=Spy("random", seed=0), strategy_options={"max_fevals": 1})
+    assert seen["size"] == 4201
 
 
-def test_prior_from_other_devices_caches():
+def test_prior_from_other_devices_caches(tmp_path):
     """strategy option pretrained: the kernel's caches on other devices train a prior (the target
-    device's own cache in the folder is left out by its name)."""
-    path = shared("kernel_tuner", "convolution", "A4000.json.gz")
-    strategy = gkt.Strategy("model", seed=0, batch=5, initial=5, pretrained=str(path.parent))
+    device's own cache in the folder is left out by its name). The prior reads graphcost's own
+    readers, so it takes the .json.gz folder as it is."""
+    folder = shared("kernel_tuner", "convolution")
+    path = gkt.write_plain_cache(folder / "A4000.json.gz", tmp_path)
+    strategy = gkt.Strategy("model", seed=0, batch=5, initial=5, pretrained=str(folder))
     results, _ = kernel_tuner.tune_cache(path, strategy=strategy,
                                          strategy_options={"max_fevals": 20})
     assert len(results) == 20 and len(set(map(str, results))) == 20

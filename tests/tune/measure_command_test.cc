@@ -19,6 +19,7 @@ TEST(MeasureCommand, SubstitutesNamesAndParams) {
   EXPECT_THROW(substitute_command("./run {tile", names, values), Error);
   try {
     substitute_command("./run {nope}", names, values);
+    FAIL() << "an unknown name was substituted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("block_x, tile"), std::string::npos) << e.what();
   }

@@ -49,7 +49,8 @@ TEST(Surrogate, ExpectedImprovementAndCoverage) {
 
 TEST(Surrogate, BaggedTreesFitAndTheirIntervalsCoverNoisyTruth) {
   // y = x0 + noise (sd 0.3) on 400 points; on 400 new points the calibrated 90% interval of
-  // the mean must hold about 90% of the truths (the raw spread of bagged trees holds fewer).
+  // the mean must hold at least about 90% of the truths (the raw spread of bagged trees holds
+  // far fewer).
   Random rng(3);
   auto sample = [&](int n, std::vector<float>* rows, std::vector<float>* y) {
     for (int i = 0; i < n; ++i) {
@@ -80,9 +81,18 @@ TEST(Surrogate, BaggedTreesFitAndTheirIntervalsCoverNoisyTruth) {
   for (size_t i = 0; i < test_y.size(); ++i) x0.push_back(test_rows[2 * i]);
   // The mean follows x0 closely.
   EXPECT_GT(eval::kendall_tau(mean, x0), 0.85);
+  // The claim, as a test that can fail: the calibrated 90% interval holds at least about 90% of
+  // 400 new truths. If its true coverage were 90%, the observed share would be binomial with sd
+  // sqrt(0.9 * 0.1 / 400) = 0.015, so ">= 0.85" (3.3 sd below) fails a right calibration with
+  // probability about 0.05%, and passes one whose true coverage is 0.80 or less with probability
+  // under 1% (2.5 sd). The raw spread holds 52% here. There is no upper bound, because the
+  // calibration over-widens on this data: its scale reaches its cap of 10 and the interval holds
+  // all 400 truths, not about 90% (the out-of-bag spread it is fitted to is far narrower than
+  // the spread on new points). That is a defect of the calibration, recorded here, not asserted.
   const double covered = interval_coverage(mean, sd, truth, 1.645);
-  EXPECT_GT(covered, interval_coverage(raw_mean, raw_sd, truth, 1.645));
-  EXPECT_GT(covered, 0.6);
+  const double raw_covered = interval_coverage(raw_mean, raw_sd, truth, 1.645);
+  EXPECT_LT(raw_covered, 0.85);
+  EXPECT_GE(covered, 0.85);
   EXPECT_THROW(raw.fit({1.0f}, 1, {1.0f}, o, 1), Error);
 }
 

@@ -1,4 +1,4 @@
-"""A stand-in for Kernel Tuner (which cannot be installed here) with the interface a search
+"""A stand-in for Kernel Tuner 1.4.0 (for machines without it) with the interface a search
 strategy sees in Kernel Tuner 1.4.0: strategy.tune(searchspace, runner, tuning_options), CostFunc,
 Searchspace, TuningBudget and StopCriterionReached, at the same module paths. Its runner replays a
 cache file's measurements, as Kernel Tuner's simulation mode does (kernel_tuner.tune_cache).

@@ -1,4 +1,6 @@
-"""The parts of kernel_tuner.util a strategy meets: errors, the budget, result costs."""
+"""The parts of kernel_tuner.util a strategy meets: errors, the budget, result costs, and
+read_cache (which, as Kernel Tuner's, reads plain JSON only: a .json.gz cache fails here too)."""
+import json
 import sys
 import time
 from datetime import timedelta
@@ -74,6 +76,9 @@ class TuningBudget:
     def add_evaluations(self, n=1):
         self.num_fevals += n
 
+    def add_time(self, seconds=0, milliseconds=0):
+        self.time_spent_extra += timedelta(seconds=seconds, milliseconds=milliseconds)
+
     def get_time_spent(self):
         return timedelta(seconds=self.start_timer.get()) + self.time_spent_extra
 
@@ -102,3 +107,23 @@ def get_result_cost(result, objectives, objective_higher_is_better):
     if "__error__" in result:
         return [sys.float_info.max] * len(objectives)
     return [-result[o] if up else result[o] for o, up in zip(objectives, objective_higher_is_better)]
+
+
+_ERROR_CONFIGS = {"ErrorConfig": ErrorConfig, "InvalidConfig": InvalidConfig,
+                  "CompilationFailedConfig": CompilationFailedConfig,
+                  "RuntimeFailedConfig": RuntimeFailedConfig}
+
+
+def read_cache(cachefile, open_cache=True):
+    """The cache file as a dict; a record holding an error string as any value gets "__error__".
+    Plain JSON text only, as Kernel Tuner 1.4 reads it (a gzip file is a UnicodeDecodeError)."""
+    with open(cachefile, "r") as f:
+        cache = json.loads(f.read().strip())
+    for record in cache["cache"].values():
+        error = None
+        for value in record.values():
+            if isinstance(value, str) and value in _ERROR_CONFIGS:
+                error = _ERROR_CONFIGS[value]()
+        if error is not None:
+            record["__error__"] = error
+    return cache
