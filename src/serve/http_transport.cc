@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -203,8 +204,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return refuse(state_.handler.error(
           kBadRequest, "Transfer-Encoding must be chunked, got '" +
                            std::string(view(coding->value()).substr(0, 60)) + "'"));
-    if (std::optional<HttpResponse> refusal = state_.handler.check_headers(request_))
-      return refuse(std::move(*refusal));
+    std::optional<HttpResponse> refusal;
+    try {
+      refusal = state_.handler.check_headers(request_);
+    } catch (const std::exception&) {  // a handler's bug, or out of memory: answered, not fatal
+      refusal = state_.handler.error(kInternalError, "internal error");
+    }
+    if (refusal) return refuse(std::move(*refusal));
     const auto expect = message.find(http::field::expect);
     if (expect != message.end() && iequals(trimmed(view(expect->value())), "100-continue")) {
       static const std::string kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -234,13 +240,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_.reset();
     // The guard keeps run() going until the answer is written, even while stopping.
     auto guard = asio::make_work_guard(state_.io);
-    state_.handler.handle(std::move(request), [self = shared_from_this(), guard](HttpResponse response) mutable {
-      asio::io_context& io = self->state_.io;
-      asio::post(io, [self = std::move(self), response = std::move(response)]() mutable {
-        self->write(std::move(response), self->keep_alive_ && !self->state_.stopping);
-      });
-      guard.reset();
-    });
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    std::function<void(HttpResponse)> answer =
+        [self = shared_from_this(), guard, answered](HttpResponse response) mutable {
+          if (answered->exchange(true)) return;
+          asio::io_context& io = self->state_.io;
+          asio::post(io, [self = std::move(self), response = std::move(response)]() mutable {
+            self->write(std::move(response), self->keep_alive_ && !self->state_.stopping);
+          });
+          guard.reset();
+        };
+    try {
+      state_.handler.handle(std::move(request), answer);
+    } catch (const std::exception&) {  // a handler's bug, or out of memory: answered, not fatal
+      answer(state_.handler.error(kInternalError, "internal error"));
+    }
   }
 
   // A read that ended early: the client left or was too slow (closed without an answer), or
