@@ -15,7 +15,8 @@ std::string lower_trimmed(const std::string& text) {
   const size_t first = text.find_first_not_of(" \t");
   if (first == std::string::npos) return "";
   std::string out = text.substr(first, text.find_last_not_of(" \t") + 1 - first);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -42,8 +43,8 @@ bool inflate_bounded(const std::string& in, int window_bits, uint64_t max_bytes,
     }
     if (code != Z_OK && code != Z_STREAM_END) {
       inflateEnd(&stream);
-      throw HttpError(kBadRequest, "Content-Encoding " + encoding +
-                                       ": damaged or truncated compressed body");
+      throw HttpError(kBadRequest,
+                      "Content-Encoding " + encoding + ": damaged or truncated compressed body");
     }
     if (out.size() + produced > max_bytes) {
       inflateEnd(&stream);
@@ -60,7 +61,8 @@ bool inflate_bounded(const std::string& in, int window_bits, uint64_t max_bytes,
   const bool trailing = stream.avail_in != 0;
   inflateEnd(&stream);
   if (trailing)
-    throw HttpError(kBadRequest, "Content-Encoding " + encoding + ": bytes after the compressed body");
+    throw HttpError(kBadRequest,
+                    "Content-Encoding " + encoding + ": bytes after the compressed body");
   return true;
 }
 

@@ -159,8 +159,10 @@ void RankServer::handle(HttpRequest request, std::function<void(HttpResponse)> a
     text.body = metrics_.prometheus_text();
     return answer(std::move(text));
   }
-  if (path == "/v1/models") return answer(answer_or_error([&] { return json_answer(service_.describe()); }));
-  const std::string model = rank_model(path).value_or("");  // check_headers let only ranks by
+  if (path == "/v1/models")
+    return answer(answer_or_error([&] { return json_answer(service_.describe()); }));
+  // check_headers let through the GET routes above and POSTs to a served model's rank only.
+  const std::string model = rank_model(path).value_or("");
   bool queued = false;
   HttpResponse refusal = answer_or_error([&] {
     queued = queue_rank(model, std::move(request), answer);
@@ -168,10 +170,10 @@ void RankServer::handle(HttpRequest request, std::function<void(HttpResponse)> a
   });
   if (refusal.status != 200) return answer(std::move(refusal));
   if (!queued) {
-    HttpResponse busy = json_error(
-        kServiceUnavailable, "busy: " + std::to_string(options_.threads) + " workers busy and " +
-                                 std::to_string(options_.max_queue) +
-                                 " requests waiting; retry later");
+    HttpResponse busy =
+        json_error(kServiceUnavailable,
+                   "busy: " + std::to_string(options_.threads) + " workers busy and " +
+                       std::to_string(options_.max_queue) + " requests waiting; retry later");
     busy.headers.emplace_back("Retry-After", "1");
     answer(std::move(busy));
   }

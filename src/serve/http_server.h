@@ -25,9 +25,9 @@
 namespace graphcost::serve {
 
 struct ServerOptions {
-  int threads = 2;          // scoring workers
-  int max_queue = 16;       // requests waiting for a worker before more are refused (503)
-  int64_t max_body_mb = 64;  // request bodies above this many MiB, sent or decompressed: 413
+  int threads = 2;             // scoring workers
+  int max_queue = 16;          // requests waiting for a worker before more are refused (503)
+  int64_t max_body_mb = 64;    // request bodies above this many MiB, sent or decompressed: 413
   TransportOptions transport;  // address, timeouts, connection limits (its body limit is set
                                // from max_body_mb)
   RequestLimits limits;

@@ -174,10 +174,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     phase_ = Phase::Reading;
     request_.start = Clock::now();
     stream_.expires_after(seconds(state_.options.request_timeout_s));
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->on_headers(ec);
-                            });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_headers(ec); });
   }
 
   void on_headers(beast::error_code ec) {
@@ -189,7 +188,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     const std::string_view target = view(message.target());
     const size_t question = target.find('?');
     request_.path = std::string(target.substr(0, question));
-    if (question != std::string_view::npos) request_.query = parse_query(target.substr(question + 1));
+    if (question != std::string_view::npos)
+      request_.query = parse_query(target.substr(question + 1));
     int content_lengths = 0;
     for (const auto& field : message) {
       request_.headers.emplace_back(view(field.name_string()), view(field.value()));
@@ -224,10 +224,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void read_body() {
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, size_t) {
-                       self->on_body(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
   }
 
   void on_body(beast::error_code ec) {
@@ -241,15 +240,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // The guard keeps run() going until the answer is written, even while stopping.
     auto guard = asio::make_work_guard(state_.io);
     auto answered = std::make_shared<std::atomic<bool>>(false);
-    std::function<void(HttpResponse)> answer =
-        [self = shared_from_this(), guard, answered](HttpResponse response) mutable {
-          if (answered->exchange(true)) return;
-          asio::io_context& io = self->state_.io;
-          asio::post(io, [self = std::move(self), response = std::move(response)]() mutable {
-            self->write(std::move(response), self->keep_alive_ && !self->state_.stopping);
-          });
-          guard.reset();
-        };
+    std::function<void(HttpResponse)> answer = [self = shared_from_this(), guard,
+                                                answered](HttpResponse response) mutable {
+      if (answered->exchange(true)) return;
+      asio::io_context& io = self->state_.io;
+      asio::post(io, [self = std::move(self), response = std::move(response)]() mutable {
+        self->write(std::move(response), self->keep_alive_ && !self->state_.stopping);
+      });
+      guard.reset();
+    };
     try {
       state_.handler.handle(std::move(request), answer);
     } catch (const std::exception&) {  // a handler's bug, or out of memory: answered, not fatal
@@ -264,9 +263,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
         ec == http::error::short_read || !is_http_error(ec))
       return close();
     if (ec == http::error::header_limit)
-      return refuse(state_.handler.error(kRequestHeadersTooLarge, "request headers larger than " +
-                                                  std::to_string(state_.options.max_header_bytes) +
-                                                  " bytes"));
+      return refuse(state_.handler.error(
+          kRequestHeadersTooLarge, "request headers larger than " +
+                                       std::to_string(state_.options.max_header_bytes) + " bytes"));
     if (ec == http::error::body_limit)
       return refuse(state_.handler.error(
           kPayloadTooLarge, "request body larger than --max-body-mb " +
@@ -290,18 +289,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response->prepare_payload();
     const int status = answer.status;
     stream_.expires_after(seconds(state_.options.request_timeout_s));
-    http::async_write(stream_, *response,
-                      [self = shared_from_this(), response, status, keep_alive, linger](
-                          beast::error_code ec, size_t) {
-                        self->state_.handler.answered(
-                            self->request_, status,
-                            std::chrono::duration<double>(Clock::now() - self->request_.start)
-                                .count());
-                        if (ec) return self->close();
-                        if (linger) return self->drain();
-                        if (!keep_alive) return self->close();
-                        self->wait_for_request();
-                      });
+    http::async_write(
+        stream_, *response,
+        [self = shared_from_this(), response, status, keep_alive, linger](beast::error_code ec,
+                                                                          size_t) {
+          self->state_.handler.answered(
+              self->request_, status,
+              std::chrono::duration<double>(Clock::now() - self->request_.start).count());
+          if (ec) return self->close();
+          if (linger) return self->drain();
+          if (!keep_alive) return self->close();
+          self->wait_for_request();
+        });
   }
 
   // Half-closes, then reads and drops the rest of the request until the client closes or the
@@ -342,9 +341,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 };
 
 void HttpTransport::State::accept() {
-  acceptor.async_accept(io, [this](beast::error_code ec, tcp::socket socket) {
-    on_accept(ec, std::move(socket));
-  });
+  acceptor.async_accept(
+      io, [this](beast::error_code ec, tcp::socket socket) { on_accept(ec, std::move(socket)); });
 }
 
 void HttpTransport::State::on_accept(beast::error_code ec, tcp::socket socket) {
@@ -407,8 +405,9 @@ int HttpTransport::bind() {
   const std::string where = s.options.host + ":" + std::to_string(s.options.port);
   beast::error_code ec;
   tcp::resolver resolver(s.io);
-  const auto endpoints = resolver.resolve(s.options.host, std::to_string(s.options.port),
-                                          tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  const auto endpoints =
+      resolver.resolve(s.options.host, std::to_string(s.options.port),
+                       tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   check_data(!ec && !endpoints.empty(), "serve", "--host",
              "cannot resolve " + s.options.host + ": " + ec.message());
   const tcp::endpoint endpoint = endpoints.begin()->endpoint();

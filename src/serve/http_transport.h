@@ -30,8 +30,8 @@ struct TransportOptions {
   int max_connections = 256;            // open connections; more are closed on accept
   int max_connections_per_client = 32;  // open connections from one client address
   uint64_t max_body_bytes = uint64_t{64} << 20;  // larger bodies are refused (413)
-  uint32_t max_header_bytes = 16384;    // request line and headers; more is a 431
-  std::function<void(int socket)> on_accept;  // test hook: each accepted socket, once set up
+  uint32_t max_header_bytes = 16384;             // request line and headers; more is a 431
+  std::function<void(int socket)> on_accept;     // test hook: each accepted socket, once set up
 };
 
 struct HttpRequest {

@@ -120,12 +120,14 @@ TEST_F(HardeningTest, RequestDeadlineCoversTrickledHeadersAndBody) {
   start_tile_server(server, "--request-timeout-s 2 --idle-timeout-s 1");
   RawConnection headers(server.port()), body(server.port()), idle(server.port());
   ASSERT_TRUE(headers.send("GET /healthz HTTP/1.1\r\n"));
-  ASSERT_TRUE(body.send("POST /v1/models/tile/rank HTTP/1.1\r\nContent-Type: application/json\r\n"
-                        "Content-Length: 1000\r\n\r\n"));
+  ASSERT_TRUE(
+      body.send("POST /v1/models/tile/rank HTTP/1.1\r\nContent-Type: application/json\r\n"
+                "Content-Length: 1000\r\n\r\n"));
   const Clock::time_point start = Clock::now();
   double headers_closed = 0, body_closed = 0, idle_closed = 0;
   for (int round = 0; round < 40 && (!headers_closed || !body_closed || !idle_closed); ++round) {
-    if (!headers_closed && (!headers.send("X-Slow: 1\r\n") || headers.closed_by_peer(milliseconds(0))))
+    if (!headers_closed &&
+        (!headers.send("X-Slow: 1\r\n") || headers.closed_by_peer(milliseconds(0))))
       headers_closed = seconds_since(start);
     if (!body_closed && (!body.send(" ") || body.closed_by_peer(milliseconds(0))))
       body_closed = seconds_since(start);
@@ -186,7 +188,8 @@ TEST_F(HardeningTest, GzipBodiesAreBoundedByTheBodyLimit) {
   const std::string bomb = gzip("{\"name\": \"" + std::string(64 << 20, 'a') + "\"}");
   ASSERT_LT(bomb.size(), 1u << 20);
   const std::string path = "/v1/models/tile/rank";
-  auto refused = client().Post(path.c_str(), {{"Content-Encoding", "gzip"}}, bomb, "application/json");
+  auto refused =
+      client().Post(path.c_str(), {{"Content-Encoding", "gzip"}}, bomb, "application/json");
   ASSERT_TRUE(refused) << httplib::to_string(refused.error());
   EXPECT_EQ(refused->status, 413) << refused->body;
   EXPECT_NE(refused->body.find("larger than --max-body-mb 8 MiB once decompressed"),
@@ -208,8 +211,8 @@ TEST_F(HardeningTest, GraphsOverTheNodeOrEdgeLimitAreRefused) {
   const int64_t edges = static_cast<int64_t>(tile_.request.at("edge_index").size());
   ASSERT_GT(edges, 0);
   ServeProcess server;
-  start_tile_server(server, "--max-nodes " + std::to_string(nodes) + " --max-edges " +
-                                std::to_string(edges - 1));
+  start_tile_server(
+      server, "--max-nodes " + std::to_string(nodes) + " --max-edges " + std::to_string(edges - 1));
   httplib::Client c("127.0.0.1", server.port());
   const std::string edge_message = "request: " + std::to_string(edges) +
                                    " edges, more than --max-edges " + std::to_string(edges - 1);
@@ -292,8 +295,9 @@ TEST_F(HardeningTest, TwoContentLengthHeadersAre400) {
     RawConnection connection(server_->port());
     ASSERT_TRUE(connection.send(
         "POST /v1/models/tile/rank HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        "Content-Length: " + std::to_string(second) + "\r\nContent-Length: " +
-        std::to_string(length) + "\r\n\r\n" + body));
+        "Content-Length: " +
+        std::to_string(second) + "\r\nContent-Length: " + std::to_string(length) + "\r\n\r\n" +
+        body));
     bool closed = false;
     const std::string answer = connection.read_until_closed(milliseconds(10000), &closed);
     EXPECT_EQ(status_of(answer), 400) << answer;
@@ -312,7 +316,8 @@ TEST_F(HardeningTest, BearerSchemeInAnyCaseIsAccepted) {
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 200) << scheme;
   }
-  EXPECT_EQ(c.Get("/v1/models", {{"Authorization", std::string("bearer x") + kToken}})->status, 401);
+  EXPECT_EQ(c.Get("/v1/models", {{"Authorization", std::string("bearer x") + kToken}})->status,
+            401);
 }
 
 }  // namespace

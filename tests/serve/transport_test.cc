@@ -1,8 +1,6 @@
 // serve::HttpTransport in-process, with a stub handler: TCP_NODELAY on every accepted socket
 // (seen through the on_accept hook), stop() returning promptly with slow clients connected, and
 // an answer in flight still written after stop(). Loopback, a free port, bounded waits.
-#include "serve/http_transport.h"
-
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "raw_connection.h"
+#include "serve/http_transport.h"
 
 namespace graphcost::serve {
 namespace {
@@ -57,7 +56,8 @@ class StubHandler : public HttpHandler {
 
 // A transport on a free loopback port, serving on a thread of its own.
 struct RunningTransport {
-  RunningTransport(const TransportOptions& options, HttpHandler& handler) : transport(options, handler) {
+  RunningTransport(const TransportOptions& options, HttpHandler& handler)
+      : transport(options, handler) {
     port = transport.bind();
     done = std::async(std::launch::async, [this] { transport.run(); });
   }
