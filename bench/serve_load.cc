@@ -4,6 +4,8 @@
 //   serve_load --port P --model NAME --npz FILE [--json] [--clients C] [--seconds T] --label L
 //              [--slow-clients S]     meanwhile S connections trickle header lines, one a second
 //                                     each (--clients 0: only hold them for T seconds)
+//   serve_load --port P --get PATH [--clients C] [--seconds T] --label L
+//                                     GET PATH instead (keep-alive latency, e.g. /healthz)
 //   serve_load --port P --model NAME --npz FILE --grow-nodes N [--max-edges E] --label L
 //                                     one .npz request: the file's graph copied side by side
 //                                     up to N nodes (and at most E edges), same configurations
@@ -33,6 +35,7 @@ namespace {
 struct Options {
   int port = 0;
   std::string model, npz, label;
+  std::string get;  // a path to GET instead of ranking
   bool json = false;
   int clients = 4;
   double seconds = 5;
@@ -59,6 +62,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--json") o.json = true;
     else if (a == "--clients") o.clients = std::atoi(next().c_str());
     else if (a == "--seconds") o.seconds = std::atof(next().c_str());
+    else if (a == "--get") o.get = next();
     else if (a == "--slow-clients") o.slow_clients = std::atoi(next().c_str());
     else if (a == "--grow-nodes") o.grow_nodes = std::atoll(next().c_str());
     else if (a == "--max-edges") o.max_edges = std::atoll(next().c_str());
@@ -68,13 +72,14 @@ Options parse(int argc, char** argv) {
     }
   }
   // Bounded so that a typo cannot start an unbounded load.
-  if (o.port <= 0 || o.model.empty() || o.npz.empty() || o.label.empty() || o.clients < 0 ||
+  if (o.port <= 0 || (o.get.empty() && (o.model.empty() || o.npz.empty())) || o.label.empty() ||
+      o.clients < 0 ||
       (o.clients == 0 && o.slow_clients == 0) || o.clients > 64 || o.seconds <= 0 ||
       o.seconds > 120 || o.slow_clients < 0 || o.slow_clients > 1000 || o.grow_nodes < 0 ||
       o.grow_nodes > 10000000 || o.max_edges < 0) {
-    std::fprintf(stderr, "serve_load: need --port, --model, --npz, --label; 0 <= --clients <= 64 "
-                         "(0 only with --slow-clients), 0 < --seconds <= 120, 0 <= --slow-clients "
-                         "<= 1000, 0 <= --grow-nodes <= 10^7\n");
+    std::fprintf(stderr, "serve_load: need --port, --label and --model with --npz, or --get; "
+                         "0 <= --clients <= 64 (0 only with --slow-clients), 0 < --seconds <= 120, "
+                         "0 <= --slow-clients <= 1000, 0 <= --grow-nodes <= 10^7\n");
     std::exit(2);
   }
   return o;
@@ -213,8 +218,9 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
     return 0;
   }
-  const std::string body = o.json ? graphcost::serve::npz_as_json_request(o.npz).dump()
-                                  : graphcost::read_file(o.npz);
+  const std::string body = !o.get.empty() ? ""
+                           : o.json       ? graphcost::serve::npz_as_json_request(o.npz).dump()
+                                          : graphcost::read_file(o.npz);
   const std::string type = o.json ? "application/json" : "application/octet-stream";
   const std::string path = "/v1/models/" + o.model + "/rank";
   std::mutex mutex;
@@ -232,13 +238,15 @@ int main(int argc, char** argv) {
       int64_t my_configurations = 0, my_errors = 0;
       while (std::chrono::steady_clock::now() < deadline) {
         const auto sent = std::chrono::steady_clock::now();
-        auto res = client.Post(path.c_str(), body, type.c_str());
+        auto res = o.get.empty() ? client.Post(path.c_str(), body, type.c_str())
+                                 : client.Get(o.get.c_str());
         mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count());
         if (!res || res->status != 200) {
           ++my_errors;
           continue;
         }
-        my_configurations += nlohmann::json::parse(res->body).at("configurations").get<int64_t>();
+        if (o.get.empty())
+          my_configurations += nlohmann::json::parse(res->body).at("configurations").get<int64_t>();
       }
       std::lock_guard<std::mutex> lock(mutex);
       latencies.insert(latencies.end(), mine.begin(), mine.end());
