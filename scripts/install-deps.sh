@@ -8,7 +8,8 @@ packages=(cmake g++ make pkg-config libtorch-dev libopenblas-dev libprotobuf-dev
 packages+=(ccache)
 # Across machines (src/dist): the Gloo headers that LibTorch's c10d headers include.
 packages+=(libgloo-dev)
-# graphcost serve: HTTP (cpp-httplib), token digests (OpenSSL).
+# graphcost serve: HTTP server on Boost.Beast/Asio (libboost-dev, above), HTTP client of its
+# tests and bench (cpp-httplib), token digests (OpenSSL).
 packages+=(libcpp-httplib-dev libssl-dev)
 # The Python module (python/) and its tests. python3-matplotlib (examples/python_train_plot.py's plot)
 # is optional: the example and its test skip the plot without it, and CI does not install it.

@@ -71,7 +71,7 @@ void run_serve(const ServeCliOptions& o) {
   std::string names;
   for (const std::string& name : service.names()) names += (names.empty() ? "" : ", ") + name;
   std::printf("graphcost serve: listening on http://%s:%d (models: %s; %d workers%s)\n",
-              o.server.host.c_str(), port, names.c_str(), o.server.threads,
+              o.server.transport.host.c_str(), port, names.c_str(), o.server.threads,
               auth.enabled() ? "; bearer token required" : "");
   std::fflush(stdout);
   server.listen();
@@ -89,9 +89,9 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--model", o->models, "NAME=RUN_DIR: serve this run as NAME; repeat for more")
       ->required()
       ->take_all();
-  cmd->add_option("--host", s.host, "address to bind (another than 127.0.0.1 exposes the service)")
+  cmd->add_option("--host", s.transport.host, "address to bind (another than 127.0.0.1 exposes the service)")
       ->capture_default_str();
-  cmd->add_option("--port", s.port, "port (0: any free port, printed at start)")
+  cmd->add_option("--port", s.transport.port, "port (0: any free port, printed at start)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   cmd->add_option("--threads", s.threads, "scoring workers, one intra-op thread each (as predict scores a collection's graphs)")
@@ -101,12 +101,36 @@ void add_serve_command(CLI::App& app) {
                   "requests that may wait for a worker; more are refused with 503")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  cmd->add_option("--max-body-mb", s.max_body_mb, "largest request body in MiB (413 above)")
+  cmd->add_option("--max-body-mb", s.max_body_mb,
+                  "largest request body in MiB, as sent and once decompressed (413 above)")
       ->check(CLI::Range(int64_t{1}, int64_t{4096}))
       ->capture_default_str();
   cmd->add_option("--max-configs", s.limits.max_configs,
                   "most configurations in one request (413 above)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40))
+      ->capture_default_str();
+  cmd->add_option("--max-nodes", s.limits.max_nodes, "most nodes in a request's graph (413 above)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 31))
+      ->capture_default_str();
+  cmd->add_option("--max-edges", s.limits.max_edges, "most edges in a request's graph (413 above)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 31))
+      ->capture_default_str();
+  cmd->add_option("--request-timeout-s", s.transport.request_timeout_s,
+                  "seconds for a request's headers and body from its first byte, and for writing "
+                  "its answer; the connection is closed past it")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--idle-timeout-s", s.transport.idle_timeout_s,
+                  "seconds a keep-alive connection may wait for its next request")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--max-connections", s.transport.max_connections,
+                  "open connections in all; more are closed on accept")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  cmd->add_option("--max-connections-per-client", s.transport.max_connections_per_client,
+                  "open connections from one client address; more are closed on accept")
+      ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--max-mc-samples", s.limits.max_mc_samples,
                   "most MC-dropout passes a request may ask for")

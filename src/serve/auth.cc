@@ -3,6 +3,8 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#include <cctype>
+
 #include "core/atomic_file.h"
 #include "core/error.h"
 
@@ -35,9 +37,14 @@ BearerAuth BearerAuth::from_token_file(const std::string& path) {
 
 bool BearerAuth::allows(const std::string& authorization) const {
   if (!enabled_) return true;
-  const std::string scheme = "Bearer ";
-  if (authorization.compare(0, scheme.size(), scheme) != 0) return false;
-  const std::array<unsigned char, 32> digest = sha256(authorization.substr(scheme.size()));
+  // The scheme is case-insensitive (RFC 9110, 11.1); one or more spaces follow it.
+  const std::string scheme = "bearer";
+  if (authorization.size() <= scheme.size() || authorization[scheme.size()] != ' ') return false;
+  for (size_t i = 0; i < scheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != scheme[i]) return false;
+  const size_t token = authorization.find_first_not_of(' ', scheme.size());
+  if (token == std::string::npos) return false;
+  const std::array<unsigned char, 32> digest = sha256(authorization.substr(token));
   return CRYPTO_memcmp(digest.data(), token_digest_.data(), digest.size()) == 0;
 }
 

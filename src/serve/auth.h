@@ -16,8 +16,9 @@ class BearerAuth {
 
   bool enabled() const { return enabled_; }
   // True when authentication is off, or `authorization` (the header's value) is
-  // "Bearer <token>". The candidate and the token are compared as SHA-256 digests with
-  // OpenSSL's CRYPTO_memcmp, so neither their contents nor their lengths steer the time taken.
+  // "Bearer <token>", the scheme in any case (RFC 9110). The candidate and the token are
+  // compared as SHA-256 digests with OpenSSL's CRYPTO_memcmp, so neither their contents nor
+  // their lengths steer the time taken.
   bool allows(const std::string& authorization) const;
 
  private:

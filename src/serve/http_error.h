@@ -22,6 +22,7 @@ constexpr int kUnauthorized = 401;
 constexpr int kNotFound = 404;
 constexpr int kPayloadTooLarge = 413;
 constexpr int kUnsupportedMediaType = 415;
+constexpr int kRequestHeadersTooLarge = 431;
 constexpr int kInternalError = 500;
 constexpr int kServiceUnavailable = 503;
 

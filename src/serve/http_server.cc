@@ -1,26 +1,17 @@
 #include "serve/http_server.h"
 
-#include <httplib.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <regex>
-#include <thread>
 
 #include "core/error.h"
+#include "serve/content_encoding.h"
 #include "serve/http_error.h"
 
 namespace graphcost::serve {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// httplib answers a request on one thread from routing to the log line, so the start time
-// travels in a thread-local (requests refused before routing have none: 0 s).
-thread_local bool request_started = false;
-thread_local Clock::time_point request_start;
 
 const char kRankRoute[] = "/v1/models/{name}/rank";
 
@@ -30,23 +21,37 @@ std::string json_text(const nlohmann::json& body) {
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-void set_error(httplib::Response& res, int status, const std::string& message) {
-  res.status = status;
-  res.set_content(json_text({{"error", message}, {"status", status}}), "application/json");
+HttpResponse json_error(int status, const std::string& message) {
+  HttpResponse response;
+  response.status = status;
+  response.body = json_text({{"error", message}, {"status", status}});
+  return response;
 }
 
-void set_json(httplib::Response& res, const nlohmann::json& body) {
-  res.status = 200;
-  res.set_content(json_text(body), "application/json");
+HttpResponse json_answer(const nlohmann::json& body) {
+  HttpResponse response;
+  response.body = json_text(body);
+  return response;
+}
+
+// The model a rank path names, or nothing for another path.
+std::optional<std::string> rank_model(const std::string& path) {
+  static const std::regex rank("/v1/models/([^/]+)/rank");
+  std::smatch match;
+  if (!std::regex_match(path, match, rank)) return std::nullopt;
+  return match[1].str();
 }
 
 // The route a path belongs to, as metrics label it (never the raw path: bounded cardinality).
 std::string endpoint_of(const std::string& path) {
   for (const char* fixed : {"/healthz", "/readyz", "/metrics", "/v1/models"})
     if (path == fixed) return fixed;
-  static const std::regex rank("/v1/models/[^/]+/rank");
-  if (std::regex_match(path, rank)) return kRankRoute;
+  if (rank_model(path)) return kRankRoute;
   return "other";
+}
+
+bool is_get_route(const std::string& path) {
+  return path == "/healthz" || path == "/readyz" || path == "/metrics" || path == "/v1/models";
 }
 
 // A path as a log may show it: printable ASCII only, at most 120 bytes.
@@ -57,20 +62,34 @@ std::string printable(const std::string& text) {
   return out;
 }
 
-// Runs a handler, turning what it throws into the JSON error body.
+// The media type of a Content-Type value, lower case, without parameters or spaces.
+std::string media_type(const std::string& content_type) {
+  std::string media = content_type.substr(0, content_type.find(';'));
+  media.erase(std::remove(media.begin(), media.end(), ' '), media.end());
+  std::transform(media.begin(), media.end(), media.begin(), ::tolower);
+  return media;
+}
+
+// Runs a handler that returns an answer, turning what it throws into the JSON error body.
 template <typename Handler>
-void answer(httplib::Response& res, const Handler& handler) {
+HttpResponse answer_or_error(const Handler& handler) {
   try {
-    handler();
+    return handler();
   } catch (const HttpError& e) {
-    set_error(res, e.status(), e.what());
+    return json_error(e.status(), e.what());
   } catch (const Error& e) {
-    set_error(res, kBadRequest, e.what());
+    return json_error(kBadRequest, e.what());
   } catch (const std::bad_alloc&) {
-    set_error(res, kPayloadTooLarge, "request too large to hold in memory");
+    return json_error(kPayloadTooLarge, "request too large to hold in memory");
   } catch (const std::exception& e) {
-    set_error(res, kInternalError, std::string("internal error: ") + e.what());
+    return json_error(kInternalError, std::string("internal error: ") + e.what());
   }
+}
+
+TransportOptions transport_options(const ServerOptions& options) {
+  TransportOptions transport = options.transport;
+  transport.max_body_bytes = static_cast<uint64_t>(options.max_body_mb) << 20;
+  return transport;
 }
 
 }  // namespace
@@ -83,146 +102,126 @@ RankServer::RankServer(RankService& service, const ServerOptions& options, Beare
             // One intra-op thread per worker, as predict scores each graph of a collection:
             // a graph's scores depend on that count, and this keeps them bitwise predict's.
             [] { configure_scoring_thread(1); }),
-      http_(std::make_unique<httplib::Server>()) {
-  // Connections beyond the scoring workers wait in httplib's pool while they send or keep
-  // alive; the scoring itself is bounded by pool_.
-  const size_t connections = static_cast<size_t>(std::max(8, 2 * (options.threads + options.max_queue)));
-  http_->new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
-  http_->set_payload_max_length(static_cast<size_t>(options.max_body_mb) << 20);
-  http_->set_keep_alive_max_count(1000);
-  http_->set_keep_alive_timeout(2);  // also bounds how long stop() waits for idle connections
-  http_->set_read_timeout(10);
-  http_->set_write_timeout(10);
-  add_routes();
-}
+      transport_(transport_options(options), *this) {}
 
 RankServer::~RankServer() = default;
 
-int RankServer::bind() {
-  if (options_.port == 0) {
-    const int port = http_->bind_to_any_port(options_.host);
-    check_data(port > 0, "serve", "--host", "cannot bind " + options_.host + " to a free port");
-    return port;
-  }
-  check_data(http_->bind_to_port(options_.host, options_.port), "serve", "--port",
-             "cannot bind " + options_.host + ":" + std::to_string(options_.port) +
-                 " (in use, or not an address of this machine)");
-  return options_.port;
-}
+int RankServer::bind() { return transport_.bind(); }
 
 void RankServer::listen() {
-  if (!stopping_) http_->listen_after_bind();  // returns after stop(), its threads joined
-  listen_ended_ = true;
+  transport_.run();  // returns after stop(), every answer in flight written
   pool_.shutdown();
 }
 
 void RankServer::stop() {
   stopping_ = true;
-  // httplib's stop() does nothing before its listen loop runs: wait for it (or for its end).
-  while (!http_->is_running() && !listen_ended_)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  http_->stop();
+  transport_.stop();
 }
 
-void RankServer::add_routes() {
-  using httplib::Request;
-  using httplib::Response;
-  using httplib::Server;
-  http_->set_pre_routing_handler([this](const Request& req, Response& res) {
-    request_started = true;
-    request_start = Clock::now();
-    if (req.path != "/healthz" && !auth_.allows(req.get_header_value("Authorization"))) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      set_error(res, kUnauthorized, "missing or wrong bearer token (Authorization: Bearer ...)");
-      return Server::HandlerResponse::Handled;
-    }
-    return Server::HandlerResponse::Unhandled;
+// Everything that can be refused from the headers alone is, so a refused body is never read.
+std::optional<HttpResponse> RankServer::check_headers(const HttpRequest& request) {
+  if (request.path != "/healthz" && !auth_.allows(request.header("Authorization"))) {
+    HttpResponse refusal =
+        json_error(kUnauthorized, "missing or wrong bearer token (Authorization: Bearer ...)");
+    refusal.headers.emplace_back("WWW-Authenticate", "Bearer");
+    return refusal;
+  }
+  const std::optional<std::string> model = rank_model(request.path);
+  if (!(request.method == "GET" && is_get_route(request.path)) &&
+      !(request.method == "POST" && model))
+    return json_error(kNotFound, "no such endpoint: " + printable(request.method) + " " +
+                                     printable(request.path));
+  if (!model) return std::nullopt;
+  HttpResponse refusal = answer_or_error([&] {
+    service_.check_served(*model);
+    const std::string media = media_type(request.header("Content-Type"));
+    if (media != "application/json" && media != "application/octet-stream")
+      throw HttpError(kUnsupportedMediaType,
+                      "Content-Type must be application/json (arrays) or "
+                      "application/octet-stream (an .npz file), got '" +
+                          printable(request.header("Content-Type")) + "'");
+    return HttpResponse();
   });
-  // httplib's own refusals (unknown route, body over the limit, malformed request line) come
-  // without a body: give them the JSON error every other refusal has.
-  http_->set_error_handler(Server::HandlerWithResponse([this](const Request& req, Response& res) {
-    if (!res.body.empty()) return Server::HandlerResponse::Unhandled;
-    std::string message;
-    if (res.status == kNotFound) {
-      message = "no such endpoint: " + printable(req.method) + " " + printable(req.path);
-    } else if (res.status == kPayloadTooLarge) {
-      message = "request body larger than --max-body-mb " + std::to_string(options_.max_body_mb) +
-                " MiB";
-    } else {
-      message = "malformed HTTP request (status " + std::to_string(res.status) + ")";
-    }
-    set_error(res, res.status, message);
-    return Server::HandlerResponse::Handled;
-  }));
-  http_->set_exception_handler([](const Request&, Response& res, std::exception_ptr) {
-    set_error(res, kInternalError, "internal error");
-  });
-  http_->set_logger([this](const Request& req, const Response& res) {
-    const double seconds =
-        request_started ? std::chrono::duration<double>(Clock::now() - request_start).count() : 0.0;
-    request_started = false;
-    metrics_.observe_request(endpoint_of(req.path), res.status, seconds);
-    // Never a header: the Authorization token must not reach a log.
-    if (options_.log_requests)
-      std::fprintf(stderr, "serve: %s %s %d %.1f ms\n", printable(req.method).c_str(),
-                   printable(req.path).c_str(), res.status, seconds * 1e3);
-  });
-
-  http_->Get("/healthz", [](const Request&, Response& res) { set_json(res, {{"status", "ok"}}); });
-  http_->Get("/readyz", [this](const Request&, Response& res) {
-    if (stopping_) return set_error(res, kServiceUnavailable, "stopping");
-    set_json(res, {{"status", "ready"}, {"models", service_.names()}});
-  });
-  http_->Get("/metrics", [this](const Request&, Response& res) {
-    res.set_content(metrics_.prometheus_text(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  http_->Get("/v1/models", [this](const Request&, Response& res) { set_json(res, service_.describe()); });
-  http_->Post(R"(/v1/models/([^/]+)/rank)", [this](const Request& req, Response& res) {
-    answer(res, [&] {
-      std::string body;
-      handle_rank(req.matches[1].str(), req.get_header_value("Content-Type"), req.body, req.params,
-                  body);
-      res.status = 200;
-      res.set_content(body, "application/json");
-    });
-    if (res.status == kServiceUnavailable) res.set_header("Retry-After", "1");
-  });
+  if (refusal.status != 200) return refusal;
+  return std::nullopt;
 }
 
-void RankServer::handle_rank(const std::string& model, const std::string& content_type,
-                             const std::string& body,
-                             const std::multimap<std::string, std::string>& query,
-                             std::string& response_body) {
-  service_.check_served(model);
-  std::string media = content_type.substr(0, content_type.find(';'));
-  media.erase(std::remove(media.begin(), media.end(), ' '), media.end());
-  std::transform(media.begin(), media.end(), media.begin(), ::tolower);
-  if (media != "application/json" && media != "application/octet-stream")
-    throw HttpError(kUnsupportedMediaType,
-                    "Content-Type must be application/json (arrays) or application/octet-stream "
-                    "(an .npz file), got '" + printable(content_type) + "'");
+void RankServer::handle(HttpRequest request, std::function<void(HttpResponse)> answer) {
+  const std::string& path = request.path;
+  if (path == "/healthz") return answer(json_answer({{"status", "ok"}}));
+  if (path == "/readyz") {
+    if (stopping_) return answer(json_error(kServiceUnavailable, "stopping"));
+    return answer(json_answer({{"status", "ready"}, {"models", service_.names()}}));
+  }
+  if (path == "/metrics") {
+    HttpResponse text;
+    text.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    text.body = metrics_.prometheus_text();
+    return answer(std::move(text));
+  }
+  if (path == "/v1/models")
+    return answer(answer_or_error([&] { return json_answer(service_.describe()); }));
+  // check_headers let through the GET routes above and POSTs to a served model's rank only.
+  const std::string model = rank_model(path).value_or("");
+  bool queued = false;
+  HttpResponse refusal = answer_or_error([&] {
+    queued = queue_rank(model, std::move(request), answer);
+    return HttpResponse();
+  });
+  if (refusal.status != 200) return answer(std::move(refusal));
+  if (!queued) {
+    HttpResponse busy =
+        json_error(kServiceUnavailable,
+                   "busy: " + std::to_string(options_.threads) + " workers busy and " +
+                       std::to_string(options_.max_queue) + " requests waiting; retry later");
+    busy.headers.emplace_back("Retry-After", "1");
+    answer(std::move(busy));
+  }
+}
+
+bool RankServer::queue_rank(const std::string& model, HttpRequest request,
+                            const std::function<void(HttpResponse)>& answer) {
   std::map<std::string, std::string> options;
-  for (const auto& [key, value] : query) {
+  for (const auto& [key, value] : request.query) {
     if (!options.emplace(key, value).second)
       throw HttpError(kBadRequest, "query parameter '" + printable(key) + "' given twice");
   }
-  if (media == "application/json" && !options.empty())
+  const bool as_json = media_type(request.header("Content-Type")) == "application/json";
+  if (as_json && !options.empty())
     throw HttpError(kBadRequest, "a JSON request takes its options in the body, not the query");
-  int64_t configurations = 0;
-  // Parsing is work too: the workers do it, so the pool bounds all of a request's computing.
-  const bool accepted = pool_.run([&] {
-    RankRequest request = media == "application/json"
-                              ? parse_json_rank_request(body, options_.limits)
-                              : parse_npz_rank_request(body, options, options_.limits);
-    const Ranking ranking = service_.rank(model, std::move(request));
-    configurations = static_cast<int64_t>(ranking.scores.size());
-    response_body = json_text(to_json(ranking));
+  const std::string encoding = request.header("Content-Encoding");
+  // Decompressing, parsing and scoring are all work: the workers do them, so the pool bounds
+  // all of a request's computing.
+  return pool_.post([this, model, as_json, encoding, options = std::move(options),
+                     body = std::move(request.body), answer]() mutable {
+    int64_t configurations = 0;
+    HttpResponse response = answer_or_error([&] {
+      body = decode_content(encoding, std::move(body),
+                            static_cast<uint64_t>(options_.max_body_mb) << 20);
+      RankRequest parsed = as_json ? parse_json_rank_request(body, options_.limits)
+                                   : parse_npz_rank_request(body, options, options_.limits);
+      std::string().swap(body);  // the arrays are parsed: the text is no longer needed
+      const Ranking ranking = service_.rank(model, std::move(parsed));
+      configurations = static_cast<int64_t>(ranking.scores.size());
+      return json_answer(to_json(ranking));
+    });
+    if (response.status == 200) metrics_.add_configurations_scored(configurations);
+    answer(std::move(response));
   });
-  if (!accepted)
-    throw HttpError(kServiceUnavailable,
-                    "busy: " + std::to_string(options_.threads) + " workers busy and " +
-                        std::to_string(options_.max_queue) + " requests waiting; retry later");
-  metrics_.add_configurations_scored(configurations);
 }
+
+HttpResponse RankServer::error(int status, const std::string& message) {
+  return json_error(status, message);
+}
+
+void RankServer::answered(const HttpRequest& request, int status, double seconds) {
+  metrics_.observe_request(endpoint_of(request.path), status, seconds);
+  // Never a header: the Authorization token must not reach a log.
+  if (options_.log_requests)
+    std::fprintf(stderr, "serve: %s %s %d %.1f ms\n", printable(request.method).c_str(),
+                 printable(request.path).c_str(), status, seconds * 1e3);
+}
+
+void RankServer::connection_refused() { metrics_.add_connection_refused(); }
 
 }  // namespace graphcost::serve

@@ -1,5 +1,5 @@
-// The HTTP layer (cpp-httplib): routes, the JSON error body, bearer authentication, request
-// logs and metrics, the body and queue limits, and a stop that lets requests in flight finish.
+// The HTTP layer: routes, the JSON error body, bearer authentication, request logs and metrics,
+// the scoring queue, on the event-driven transport of serve/http_transport.h.
 //   GET  /healthz                  200 {"status": "ok"} while the process serves (no token needed)
 //   GET  /readyz                   200 once the models are loaded, 503 while stopping
 //   GET  /metrics                  Prometheus text (serve/metrics.h)
@@ -12,48 +12,51 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "serve/auth.h"
+#include "serve/http_transport.h"
 #include "serve/metrics.h"
 #include "serve/rank_request.h"
 #include "serve/rank_service.h"
 #include "serve/worker_pool.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace graphcost::serve {
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;          // 0: any free port (bind() says which)
-  int threads = 2;          // scoring workers
-  int max_queue = 16;       // requests waiting for a worker before more are refused (503)
-  int64_t max_body_mb = 64;  // request bodies above this many MiB are refused (413)
+  int threads = 2;             // scoring workers
+  int max_queue = 16;          // requests waiting for a worker before more are refused (503)
+  int64_t max_body_mb = 64;    // request bodies above this many MiB, sent or decompressed: 413
+  TransportOptions transport;  // address, timeouts, connection limits (its body limit is set
+                               // from max_body_mb)
   RequestLimits limits;
   bool log_requests = true;  // one stderr line per request: method, endpoint, status, time
 };
 
-class RankServer {
+class RankServer : private HttpHandler {
  public:
   RankServer(RankService& service, const ServerOptions& options, BearerAuth auth);
-  ~RankServer();
+  ~RankServer() override;
 
   // Binds options.host:options.port and returns the port; an Error when it cannot.
   int bind();
-  // Serves until stop(), then returns once the requests in flight are answered.
+  // Serves until stop(), then returns once the requests in flight and those queued are answered.
   void listen();
-  // Refuses new connections and ends listen() after the requests in flight; from any thread
-  // but a signal handler, before or after listen() started.
+  // Refuses new connections, closes idle and half-received ones, and ends listen() after the
+  // requests in flight; from any thread but a signal handler, before or after listen() started.
   void stop();
 
  private:
-  void add_routes();
-  void handle_rank(const std::string& model, const std::string& content_type,
-                   const std::string& body, const std::multimap<std::string, std::string>& query,
-                   std::string& response_body);
+  std::optional<HttpResponse> check_headers(const HttpRequest& request) override;
+  void handle(HttpRequest request, std::function<void(HttpResponse)> answer) override;
+  HttpResponse error(int status, const std::string& message) override;
+  void answered(const HttpRequest& request, int status, double seconds) override;
+  void connection_refused() override;
+
+  // Queues a rank request on the workers; false when the queue is full.
+  bool queue_rank(const std::string& model, HttpRequest request,
+                  const std::function<void(HttpResponse)>& answer);
 
   RankService& service_;
   ServerOptions options_;
@@ -61,8 +64,7 @@ class RankServer {
   Metrics metrics_;
   WorkerPool pool_;
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> listen_ended_{false};
-  std::unique_ptr<httplib::Server> http_;
+  HttpTransport transport_;
 };
 
 }  // namespace graphcost::serve

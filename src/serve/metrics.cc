@@ -51,6 +51,11 @@ void Metrics::add_configurations_scored(int64_t count) {
   configurations_scored_ += static_cast<uint64_t>(count);
 }
 
+void Metrics::add_connection_refused() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++connections_refused_;
+}
+
 std::string Metrics::prometheus_text() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
@@ -84,6 +89,11 @@ std::string Metrics::prometheus_text() const {
   out += "# TYPE graphcost_serve_errors_total counter\n";
   out += "graphcost_serve_errors_total{class=\"client\"} " + std::to_string(client_errors_) + "\n";
   out += "graphcost_serve_errors_total{class=\"server\"} " + std::to_string(server_errors_) + "\n";
+  out += "# HELP graphcost_serve_connections_refused_total Connections closed on accept by a "
+         "connection limit.\n";
+  out += "# TYPE graphcost_serve_connections_refused_total counter\n";
+  out += "graphcost_serve_connections_refused_total " + std::to_string(connections_refused_) +
+         "\n";
   return out;
 }
 

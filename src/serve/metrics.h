@@ -19,10 +19,12 @@ class Metrics {
   // the raw path), HTTP status and seconds from the start of routing to the response.
   void observe_request(const std::string& endpoint, int status, double seconds);
   void add_configurations_scored(int64_t count);
+  // A connection closed on accept by --max-connections or --max-connections-per-client.
+  void add_connection_refused();
   // The whole exposition: graphcost_serve_requests_total{endpoint,status},
   // graphcost_serve_request_duration_seconds{endpoint} (histogram),
   // graphcost_serve_configurations_scored_total, graphcost_serve_errors_total{class}
-  // (class "client" for 4xx, "server" for 5xx).
+  // (class "client" for 4xx, "server" for 5xx), graphcost_serve_connections_refused_total.
   std::string prometheus_text() const;
 
  private:
@@ -39,6 +41,7 @@ class Metrics {
   uint64_t configurations_scored_ = 0;
   uint64_t client_errors_ = 0;
   uint64_t server_errors_ = 0;
+  uint64_t connections_refused_ = 0;
 };
 
 }  // namespace graphcost::serve

@@ -110,12 +110,15 @@ data::GraphRecord read_record(const io::ArrayArchive& arrays, const RequestLimit
   } catch (const Error& e) {
     throw HttpError(kBadRequest, e.what());
   }
-  if (record.configs.count > limits.max_configs) {
-    throw HttpError(kPayloadTooLarge, std::string(kRequestName) + ": " +
-                                          std::to_string(record.configs.count) +
-                                          " configurations, more than --max-configs " +
-                                          std::to_string(limits.max_configs));
-  }
+  auto check_limit = [](int64_t count, int64_t limit, const char* what, const char* flag) {
+    if (count > limit)
+      throw HttpError(kPayloadTooLarge, std::string(kRequestName) + ": " + std::to_string(count) +
+                                            " " + what + ", more than " + flag + " " +
+                                            std::to_string(limit));
+  };
+  check_limit(record.graph.num_nodes, limits.max_nodes, "nodes", "--max-nodes");
+  check_limit(record.graph.num_edges(), limits.max_edges, "edges", "--max-edges");
+  check_limit(record.configs.count, limits.max_configs, "configurations", "--max-configs");
   if (record.configs.count == 0)
     throw HttpError(kBadRequest, std::string(kRequestName) + ": no configurations to rank");
   return record;
@@ -155,16 +158,45 @@ T query_integer(const std::map<std::string, std::string>& query, const std::stri
   return is_signed ? static_cast<T>(value) : static_cast<T>(unsigned_value);
 }
 
+// nlohmann's message without its "[json.exception...] " prefix.
+std::string json_message(const json::exception& e) {
+  const std::string text = e.what();
+  const size_t end = text.find("] ");
+  return end == std::string::npos ? text : text.substr(end + 2);
+}
+
+// The body as JSON, strictly: a key repeated in one object is an error (nlohmann would keep
+// the last one, so a typo-free duplicate would be silently ignored), and so is a number beyond
+// double's range (1e999), which nlohmann reports as out_of_range rather than a parse error.
+json parse_strict_json(const std::string& body) {
+  std::vector<std::set<std::string>> open_objects;
+  const json::parser_callback_t refuse_duplicates = [&](int, json::parse_event_t event,
+                                                        json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      open_objects.emplace_back();
+    } else if (event == json::parse_event_t::object_end) {
+      open_objects.pop_back();
+    } else if (event == json::parse_event_t::key &&
+               !open_objects.back().insert(parsed.get<std::string>()).second) {
+      throw HttpError(kBadRequest, "field '" + parsed.get<std::string>().substr(0, 100) +
+                                       "' given twice");
+    }
+    return true;
+  };
+  try {
+    return json::parse(body, refuse_duplicates);
+  } catch (const json::parse_error& e) {
+    throw HttpError(kBadRequest, "malformed JSON at byte " + std::to_string(e.byte) + ": " +
+                                     json_message(e));
+  } catch (const json::exception& e) {
+    throw HttpError(kBadRequest, "malformed JSON: " + json_message(e));
+  }
+}
+
 }  // namespace
 
 RankRequest parse_json_rank_request(const std::string& body, const RequestLimits& limits) {
-  json document;
-  try {
-    document = json::parse(body);
-  } catch (const json::parse_error& e) {
-    throw HttpError(kBadRequest, "malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                                     std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
-  }
+  const json document = parse_strict_json(body);
   if (!document.is_object())
     throw HttpError(kBadRequest, std::string("expected a JSON object, got a ") + document.type_name());
   RankRequest request;

@@ -14,15 +14,24 @@ WorkerPool::~WorkerPool() { shutdown(); }
 
 bool WorkerPool::run(const std::function<void()>& task) {
   std::future<void> done;
+  if (!enqueue(std::packaged_task<void()>(task), &done)) return false;
+  done.get();  // rethrows the task's exception
+  return true;
+}
+
+bool WorkerPool::post(std::function<void()> task) {
+  return enqueue(std::packaged_task<void()>(std::move(task)), nullptr);
+}
+
+bool WorkerPool::enqueue(std::packaged_task<void()> task, std::future<void>* done) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_ || static_cast<int>(queue_.size()) >= max_queued_ + idle_workers_locked())
       return false;
-    queue_.emplace_back(task);
-    done = queue_.back().get_future();
+    if (done) *done = task.get_future();
+    queue_.push_back(std::move(task));
   }
   wake_.notify_one();
-  done.get();  // rethrows the task's exception
   return true;
 }
 

@@ -24,6 +24,9 @@ class WorkerPool {
   // Runs task on a worker and waits for it, rethrowing what it throws. Returns false without
   // running it when the queue is full or the pool is shut down.
   bool run(const std::function<void()>& task);
+  // Queues task to run on a worker and returns at once: false without queuing it when the queue
+  // is full or the pool is shut down. What the task throws is dropped: it reports its own result.
+  bool post(std::function<void()> task);
   // Tasks waiting or running now.
   int pending() const;
   // Finishes the tasks already queued, then stops the threads; later run() calls return false.
@@ -31,6 +34,8 @@ class WorkerPool {
 
  private:
   void work(const std::function<void()>& thread_init);
+  // Queues task unless the queue is full or the pool stopping; its future, or none.
+  bool enqueue(std::packaged_task<void()> task, std::future<void>* done);
   int idle_workers_locked() const;  // threads not running a task; mutex_ held
 
   const int max_queued_;
