@@ -290,7 +290,8 @@ TEST_F(ServeTest, SigtermFinishesRequestsInFlight) {
 TEST_F(ServeTest, FuzzedRequestsAreAllAnswered) {
   const std::vector<graphcost::testing::FuzzRequest> corpus =
       graphcost::testing::fuzz_corpus(tile_.request.dump(), npz_bytes(tile_), 2026, 240);
-  int answered = 0;
+  // Each request's own assertions are the test (an ASSERT stops at the first dropped
+  // connection); counting the loop's passes could not fail and is gone (#41).
   for (size_t i = 0; i < corpus.size(); ++i) {
     const auto& request = corpus[i];
     auto res = client().Post("/v1/models/tile/rank", request.body, request.content_type.c_str());
@@ -303,9 +304,7 @@ TEST_F(ServeTest, FuzzedRequestsAreAllAnswered) {
     if (res->status != 200) {
       EXPECT_TRUE(body.contains("error")) << "request " << i;
     }
-    ++answered;
   }
-  EXPECT_EQ(answered, static_cast<int>(corpus.size()));
   EXPECT_TRUE(server_->alive());
   expect_still_serving();
 }
