@@ -14,6 +14,8 @@ packages+=(libcpp-httplib-dev libssl-dev)
 # The Python module (python/) and its tests. python3-matplotlib (examples/python_train_plot.py's plot)
 # is optional: the example and its test skip the plot without it, and CI does not install it.
 packages+=(python3-dev python3-numpy python3-pytest pybind11-dev)
+# graphcost study (src/study): SQLite and PostgreSQL storage; the postgresql server for its tests.
+packages+=(libsqlite3-dev libpq-dev postgresql)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

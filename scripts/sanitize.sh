@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer build of the torch-free layers (core, io, data,
-# eval, sweep, xgb, tune) and their tests, at -O1 with asserts on (tests/sanitize/CMakeLists.txt).
+# eval, sweep, study, xgb, tune) and their tests, at -O1 with asserts on
+# (tests/sanitize/CMakeLists.txt).
 # Run by .ci/run after `make test`. Any sanitizer report fails the run.
 #   scripts/sanitize.sh [GTEST_FILTER]     e.g. scripts/sanitize.sh 'Pack*'
 # Environment: SANITIZE_BUILD_DIR (default build-sanitize), JOBS (default: all cores).
