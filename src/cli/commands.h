@@ -67,5 +67,8 @@ void add_sweep_command(CLI::App& app);
 void add_xgb_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
 void add_serve_command(CLI::App& app);  // serve.cc
+void add_study_command(CLI::App& app);  // study.cc
+// study show | export | report, under the study command (study_show.cc).
+void add_study_show_commands(CLI::App* study);
 
 }  // namespace graphcost::cli

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   graphcost::cli::add_ingest_command(app);
   graphcost::cli::add_train_command(app);
   graphcost::cli::add_sweep_command(app);
+  graphcost::cli::add_study_command(app);
   graphcost::cli::add_xgb_command(app);
   graphcost::cli::add_eval_command(app);
   graphcost::cli::add_predict_command(app);

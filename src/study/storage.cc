@@ -246,6 +246,18 @@ class SqlStorage : public Storage {
     return names;
   }
 
+  std::optional<StudyInfo> find_study(const std::string& name) override {
+    const auto rows =
+        db_->query("SELECT id, maximize, space, settings FROM studies WHERE name = $1", {name});
+    if (rows.empty()) return std::nullopt;
+    StudyInfo info;
+    info.id = to_int(rows[0][0]);
+    info.maximize = to_int(rows[0][1]) != 0;
+    info.space = json::parse(rows[0][2].value_or("null"));
+    info.settings = json::parse(rows[0][3].value_or("null"));
+    return info;
+  }
+
   json study_settings(int64_t study) override {
     const auto rows = db_->query("SELECT settings FROM studies WHERE id = $1", {study});
     if (rows.empty()) throw Error(db_->name(), "study " + std::to_string(study), "does not exist");

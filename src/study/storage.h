@@ -17,6 +17,14 @@ namespace graphcost::study {
 // The schema version this build writes; a database of a newer version is refused.
 constexpr int64_t kSchemaVersion = 1;
 
+// What a study was created with.
+struct StudyInfo {
+  int64_t id = 0;
+  bool maximize = true;
+  nlohmann::json space;     // the space file's JSON
+  nlohmann::json settings;  // open_study's settings
+};
+
 class Storage {
  public:
   virtual ~Storage() = default;
@@ -49,6 +57,8 @@ class Storage {
   virtual std::vector<std::string> study_names() = 0;
   // The settings the study was created with (open_study's `settings`).
   virtual nlohmann::json study_settings(int64_t study) = 0;
+  // The study of this name, or nullopt when the database has none.
+  virtual std::optional<StudyInfo> find_study(const std::string& name) = 0;
 };
 
 // "sqlite:///relative/path.db", "sqlite:////absolute/path.db" (as SQLAlchemy spells them) or

@@ -1,0 +1,170 @@
+// graphcost study end to end on a tiny synthetic tile collection: trials are trained, recorded in
+// a SQLite study, pruned or completed, their run folders say how they ended, a second command adds
+// trials to the finished study, two worker processes share one study without running a trial
+// twice, and show / export / report read it back. Bad spaces and storage URLs are one line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "core/atomic_file.h"
+#include "run_graphcost.h"
+
+namespace {
+
+using graphcost::testing::run_graphcost;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class StudyCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("graphcost_study_cli_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    const std::string plan = (root_ / "plan.json").string();
+    std::ofstream(plan) << R"([{"collection": "tile:xla", "files": [4, 2, 0], "nodes": [20, 30],
+                                "configs": [16, 16], "configurable_fraction": [0.1, 0.1]}])";
+    std::string output;
+    ASSERT_EQ(run_graphcost("synth --out " + path("data") + " --plan " + plan + " --seed 4 --threads 1",
+                            &output),
+              0)
+        << output;
+    std::ofstream(path("space.json")) << R"({
+      "lr": {"type": "float", "low": 0.0001, "high": 0.01, "log": true},
+      "model.hidden": {"type": "categorical", "choices": [[8], [16, 16]]}})";
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static std::string path(const std::string& name) { return (root_ / name).string(); }
+  static std::string study(const std::string& name, const std::string& extra) {
+    return "study --data " + path("data") + " --collection tile:xla --space " + path("space.json") +
+           " --storage sqlite:///" + path(name + ".db") + " --study " + name + " --out " +
+           path(name + "-runs") + " --iterations 6 --validate-every 2 --graphs-per-batch 2 " +
+           "--slate-size 4 --threads 1 " + extra;
+  }
+  static json exported(const std::string& name) {
+    auto [status, output] = run_graphcost("study export --storage sqlite:///" + path(name + ".db") +
+                                              " --study " + name + " --format json",
+                                          graphcost::testing::Streams::Stdout)
+                                .pair();
+    EXPECT_EQ(status, 0) << output;
+    return json::parse(output, nullptr, false);
+  }
+  static fs::path root_;
+};
+
+fs::path StudyCli::root_;
+
+TEST_F(StudyCli, TrialsAreTrainedRecordedAndAddedTo) {
+  std::string output;
+  ASSERT_EQ(run_graphcost(study("first", "--trials 3 --sampler random --pruner none --sampler-seed 1"), &output),
+            0)
+      << output;
+  json trials = exported("first");
+  ASSERT_TRUE(trials.is_array()) << trials;
+  ASSERT_EQ(trials.size(), 3u);
+  for (const json& t : trials) {
+    EXPECT_EQ(t["state"], "complete") << t;
+    EXPECT_TRUE(t["value"].is_number()) << t;
+    const double lr = t["params"]["lr"].get<double>();
+    EXPECT_GE(lr, 0.0001);
+    EXPECT_LE(lr, 0.01);
+    // Validation every 2 of 6 iterations: three intermediate values.
+    EXPECT_EQ(t["intermediate"].size(), 3u) << t;
+    const std::string run = t["run_dir"];
+    EXPECT_TRUE(fs::exists(run + "/model.pt")) << run;
+    const json trial = json::parse(graphcost::read_file(run + "/trial.json"));
+    EXPECT_EQ(trial["state"], "complete");
+    EXPECT_EQ(trial["value"], t["value"]);
+    EXPECT_EQ(trial["params"], t["params"]);
+    // The trial trained with the sampled options.
+    const json config = json::parse(graphcost::read_file(run + "/config.json"));
+    EXPECT_EQ(config["lr"], t["params"]["lr"]);
+    EXPECT_EQ(config["model"]["hidden"], t["params"]["model.hidden"]);
+  }
+  // More trials for the same study: it goes on from 3 to 5.
+  ASSERT_EQ(run_graphcost(study("first", "--trials 5 --sampler random --pruner none --sampler-seed 1"), &output),
+            0)
+      << output;
+  trials = exported("first");
+  ASSERT_EQ(trials.size(), 5u);
+  std::set<int64_t> numbers;
+  for (const json& t : trials) numbers.insert(t["number"].get<int64_t>());
+  EXPECT_EQ(numbers, (std::set<int64_t>{0, 1, 2, 3, 4}));
+  // show names the best trial; csv has a row per trial and a column per parameter.
+  auto [status, shown] = run_graphcost("study show --storage sqlite:///" + path("first.db") +
+                                       " --study first", graphcost::testing::Streams::Stdout)
+                             .pair();
+  EXPECT_EQ(status, 0);
+  EXPECT_EQ(shown.rfind("study first: 5 trials (5 complete, 0 pruned, 0 failed, 0 running); "
+                        "objective tile_score (max)\nbest: trial ", 0),
+            0u)
+      << shown;
+  auto [csv_status, csv] = run_graphcost("study export --storage sqlite:///" + path("first.db") +
+                                         " --study first --format csv",
+                                         graphcost::testing::Streams::Stdout)
+                               .pair();
+  EXPECT_EQ(csv_status, 0);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "number,state,value,run_dir,lr,model.hidden,message");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
+  ASSERT_EQ(run_graphcost("study report --storage sqlite:///" + path("first.db") +
+                              " --study first --out " + path("report.html"),
+                          &output),
+            0)
+      << output;
+  const std::string html = graphcost::read_file(path("report.html"));
+  for (const char* part : {"Optimisation history", "Intermediate values", "Parallel coordinates",
+                           "Parameter importance", "<svg"})
+    EXPECT_NE(html.find(part), std::string::npos) << part;
+}
+
+TEST_F(StudyCli, TwoWorkersShareOneStudyWithoutATrialTwice) {
+  std::string output;
+  ASSERT_EQ(run_graphcost(study("pair", "--trials 6 --workers 2 --sampler tpe --pruner median"),
+                          &output),
+            0)
+      << output;
+  const json trials = exported("pair");
+  ASSERT_EQ(trials.size(), 6u) << output;
+  std::set<std::string> runs, workers;
+  for (const json& t : trials) {
+    EXPECT_NE(t["state"], "running") << t;
+    EXPECT_NE(t["state"], "failed") << t;
+    runs.insert(t["run_dir"].get<std::string>());
+    workers.insert(t["worker"].get<std::string>());
+  }
+  EXPECT_EQ(runs.size(), 6u);     // no trial trained twice
+  EXPECT_EQ(workers.size(), 2u);  // both processes worked
+}
+
+TEST_F(StudyCli, BadSpacesObjectivesAndStorageAreOneLine) {
+  std::ofstream(path("bad_space.json")) << R"({"lr": {"type": "float", "low": 0.1, "high": 0.01}})";
+  const std::string base = "study --data " + path("data") + " --collection tile:xla --study s " +
+                           "--storage sqlite:///" + path("bad.db") + " --threads 1 ";
+  auto one_line = [](const std::string& args) {
+    auto [status, output] = run_graphcost(args).pair();
+    EXPECT_EQ(status, 1) << output;
+    EXPECT_EQ(std::count(output.begin(), output.end(), '\n'), 1) << output;
+    EXPECT_EQ(output.rfind("graphcost: error: ", 0), 0u) << output;
+    return output;
+  };
+  EXPECT_NE(one_line(base + "--space " + path("bad_space.json")).find(path("bad_space.json") + ": lr: "),
+            std::string::npos);
+  std::ofstream(path("unknown_key.json")) << R"({"lrr": {"type": "float", "low": 0.1, "high": 1}})";
+  EXPECT_NE(one_line(base + "--space " + path("unknown_key.json")).find("lrr"), std::string::npos);
+  EXPECT_NE(one_line(base + "--space " + path("space.json") + " --objective kendall_tau:up")
+                .find("--objective"),
+            std::string::npos);
+  EXPECT_NE(one_line("study --data " + path("data") + " --collection tile:xla --study s --space " +
+                     path("space.json") + " --storage mysql://x --threads 1")
+                .find("mysql://x"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(path("bad.db-runs")));
+}
+
+}  // namespace
