@@ -23,7 +23,9 @@
 #include "data/collection.h"
 #include "data/data_options.h"
 #include "eval/summary.h"
+#include "infer/scoring.h"
 #include "io/collection_readers.h"
+#include "run/folder_lock.h"
 #include "run/run_config.h"
 #include "study/pruner.h"
 #include "study/report.h"
@@ -33,6 +35,8 @@
 #include "sweep/spec.h"
 #include "train/interrupt.h"
 #include "train/trainer.h"
+#include "xgb/options.h"
+#include "xgb/ranker.h"
 
 namespace graphcost::cli {
 
@@ -44,6 +48,7 @@ using nlohmann::json;
 struct StudyCommand {
   std::string space_path, storage = "sqlite:///study.db", study, objective, sampler = "tpe",
                           pruner = "median", out, config, sampler_options, pruner_options;
+  std::string model_type = "gnn";  // gnn or xgboost
   int64_t trials = 20;
   int64_t workers = 1;
   uint64_t seed = 0;
@@ -93,19 +98,62 @@ std::string format_value(std::optional<double> v) {
   return text;
 }
 
+// An XGBoost trial: trains on train_set with the base "xgboost" options and the trial's params,
+// writes an XGBoost run into run_dir, and returns its validation metric (all configurations).
+std::optional<double> train_xgboost_trial(const json& base, const json& params,
+                                          const data::CollectionId& id, const data::Collection& train_set,
+                                          const data::Collection& valid_set, const std::string& metric,
+                                          int threads, const std::string& run_dir) {
+  json wrapper = {{"xgboost", base.value("xgboost", json::object())}};
+  for (const auto& [key, value] : params.items()) sweep::set_dotted(wrapper, key, value);
+  xgb::XgbOptions options;
+  xgb::from_json(wrapper["xgboost"], options);
+  options.threads = threads;
+  xgb::check_xgb_options(options);
+  const run::FolderLock folder_lock(run_dir, "graphcost study (xgboost trial)");
+  const xgb::XgbRanker ranker = xgb::XgbRanker::train(train_set, options);
+  ranker.save((fs::path(run_dir) / "model.xgb").string());
+  json stored;
+  xgb::to_json(stored, ranker.options());
+  json data_json = base;
+  data_json.erase("xgboost");
+  train::TrainOptions data_options;  // the data part of the base
+  train::from_json(data_json, data_options);
+  run::write_run_config(run_dir, run::ModelType::XGBoost,
+                        {{"data", data_options.data},
+                         {"collection", id.str()},
+                         {"split", data_options.split},
+                         {"exclude", data_options.exclude},
+                         {"skip_invalid", data_options.skip_invalid},
+                         {"xgboost", stored}});
+  // Scored as eval scores a run: every configuration of every validation graph.
+  std::vector<infer::Run> runs{infer::load_run(run_dir)};
+  const infer::Scorer scorer(infer::ScoringOptions{}, runs);
+  const eval::MetricTable table =
+      eval::evaluate(id.kind, infer::score_collection(scorer, valid_set, 0));
+  for (size_t m = 0; m < table.metric_names.size(); ++m)
+    if (table.metric_names[m] == metric && std::isfinite(table.means[m])) return table.means[m];
+  return std::nullopt;
+}
+
+// Thrown past the neural trial's code once an XGBoost trial is done.
+struct SkipNeuralTrial {};
+
 // One worker: claims and trains trials until the study holds --trials of them.
 void run_worker(const StudyCommand& c, const json& base, const study::SearchSpace& space,
                 const nlohmann::ordered_json& space_json, int threads) {
   std::unique_ptr<study::Storage> storage = study::open_storage(c.storage);
   train::TrainOptions base_options;
-  train::from_json(base, base_options);
+  json data_part = base;
+  data_part.erase("xgboost");
+  train::from_json(data_part, base_options);
   const data::CollectionId id = data::CollectionId::parse(base_options.collection);
   const auto [metric, maximize] = parse_objective(c.objective, id.kind);
   // The space is kept as its file's text too: json objects sort their keys, and its order matters.
   const json settings = {{"sampler", c.sampler},       {"pruner", c.pruner},
                          {"objective", metric},        {"seed", c.seed},
                          {"base_options", base},       {"space_file", c.space_path},
-                         {"space_text", space_json.dump()}};
+                         {"space_text", space_json.dump()}, {"model_type", c.model_type}};
   const int64_t study_id =
       storage->open_study(c.study, maximize, json::parse(space_json.dump()), settings);
   const bool grid = c.sampler == "grid";
@@ -140,8 +188,8 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
     std::snprintf(name, sizeof name, "trial-%04lld", static_cast<long long>(number));
     const std::string run_dir = (out / name).string();
     storage->set_params(study_id, number, params, run_dir);
-    json options_json = base;
-    for (const auto& [key, value] : params.items()) sweep::set_dotted(options_json, key, value);
+    json trial_json = base;
+    for (const auto& [key, value] : params.items()) sweep::set_dotted(trial_json, key, value);
 
     study::TrialRecord trial = *claimed;
     trial.params = params;
@@ -151,8 +199,16 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
     std::string message;
     study::TrialState state = study::TrialState::Complete;
     try {
+      if (c.model_type == "xgboost") {
+        value = train_xgboost_trial(base, params, id, *train_set, *valid_set, metric, threads, run_dir);
+        if (!value) {
+          state = study::TrialState::Failed;
+          message = "validation reported no " + metric;
+        }
+        throw SkipNeuralTrial{};
+      }
       train::TrainOptions options;
-      train::from_json(options_json, options);
+      train::from_json(trial_json, options);
       options.threads = threads;
       train::TrainOptions checked = options;
       checked.model.kind = id.kind;
@@ -190,6 +246,7 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
         state = study::TrialState::Failed;
         message = "validation reported no " + metric;
       }
+    } catch (const SkipNeuralTrial&) {
     } catch (const Error& e) {
       state = study::TrialState::Failed;
       message = e.what();
@@ -225,6 +282,7 @@ void run_study(StudyCommand& c) {
   check_data(c.workers >= 1, "study", "--workers", "must be at least 1");
   // The base options: --config, then flags, as train reads them.
   train::TrainOptions base_options;
+  json base_xgb = json::object();
   if (!c.config.empty()) {
     json j;
     try {
@@ -232,7 +290,23 @@ void run_study(StudyCommand& c) {
     } catch (const json::exception& e) {
       throw Error(c.config, "", std::string("not valid JSON: ") + e.what());
     }
-    train::from_json(run::strip_run_header(j, run::ModelType::Gnn, c.config), base_options);
+    // A run's config.json (with its header) or plain options.
+    const bool has_header = j.is_object() && (j.contains("model_type") || j.contains("format_version"));
+    const json options = has_header ? run::strip_run_header(j,
+                                                            c.model_type == "xgboost"
+                                                                ? run::ModelType::XGBoost
+                                                                : run::ModelType::Gnn,
+                                                            c.config)
+                                    : j;
+    if (c.model_type == "xgboost") {
+      // An XGBoost run's config.json: its data keys and its "xgboost" object.
+      base_xgb = options.value("xgboost", json::object());
+      json data_part = options;
+      data_part.erase("xgboost");
+      train::from_json(data_part, base_options);
+    } else {
+      train::from_json(options, base_options);
+    }
   }
   c.flags->apply(base_options);
   check_data(!base_options.data.empty(), "study", "--data", "no dataset path given");
@@ -242,6 +316,7 @@ void run_study(StudyCommand& c) {
   const data::CollectionId id = data::CollectionId::parse(base_options.collection);
   parse_objective(c.objective, id.kind);  // a bad objective before anything else
   json base = base_options;
+  if (c.model_type == "xgboost") base["xgboost"] = base_xgb;
   // The space: one line naming the key and the problem before anything trains.
   nlohmann::ordered_json space_json;  // file order: a condition names an earlier parameter
   try {
@@ -255,11 +330,24 @@ void run_study(StudyCommand& c) {
       throw Error(c.space_path, field.key,
                   "a data option: every trial of a study trains on the same data (set it with " +
                       std::string(field.flags).substr(0, std::string(field.flags).find(',')) + ")");
+  check_data(c.model_type == "gnn" || c.model_type == "xgboost", "study", "--model-type",
+             "gnn or xgboost, got '" + c.model_type + "'");
   const json defaults = train::TrainOptions{};
+  json xgb_defaults;
+  xgb::to_json(xgb_defaults, xgb::XgbOptions{});
+  // A GNN study tunes training and model options; an XGBoost study the "xgboost" object's.
   auto known_key = [&](const std::string& dotted) {
     const size_t dot = dotted.find('.');
+    const std::string head = dotted.substr(0, dot), rest = dot == std::string::npos ? "" : dotted.substr(dot + 1);
+    if (c.model_type == "xgboost") {
+      if (head != "xgboost" || rest.empty()) return false;
+      const size_t inner = rest.find('.');
+      if (inner == std::string::npos) return xgb_defaults.contains(rest) && rest != "features";
+      return rest.substr(0, inner) == "features" &&
+             xgb_defaults["features"].contains(rest.substr(inner + 1));
+    }
     if (dot == std::string::npos) return defaults.contains(dotted) && dotted != "model";
-    return dotted.substr(0, dot) == "model" && defaults["model"].contains(dotted.substr(dot + 1));
+    return head == "model" && defaults["model"].contains(rest);
   };
   const study::SearchSpace space = study::parse_space(space_json, c.space_path, known_key);
   const int threads_total =
@@ -328,7 +416,13 @@ void add_study_command(CLI::App& app) {
                   "The sampler's seed (--seed is the trials' training seed)")
       ->capture_default_str();
   sub->add_option("--out", c->out, "Folder of the trials' run folders (default: study-runs/NAME)");
-  sub->add_option("--config", c->config, "JSON file of base training options");
+  sub->add_option("--config", c->config,
+                  "JSON file of base options (a GNN's train options, or an XGBoost run's "
+                  "config.json with its \"xgboost\" object)");
+  sub->add_option("--model-type", c->model_type,
+                  "gnn (trials train the neural ranker; space keys are train and model options) or "
+                  "xgboost (trials train XGBoost rank:pairwise; space keys xgboost.*, no pruning)")
+      ->capture_default_str();
   sub->add_option("--heartbeat-timeout", c->heartbeat_timeout,
                   "Seconds after which a running trial whose worker went silent is failed")
       ->capture_default_str();

@@ -142,6 +142,50 @@ TEST_F(StudyCli, TwoWorkersShareOneStudyWithoutATrialTwice) {
   EXPECT_EQ(workers.size(), 2u);  // both processes worked
 }
 
+TEST_F(StudyCli, XGBoostTrialsAreXGBoostRuns) {
+  std::ofstream(path("xgb_space.json")) << R"({
+      "xgboost.eta": {"type": "float", "low": 0.05, "high": 0.3, "log": true},
+      "xgboost.max_depth": {"type": "int", "low": 2, "high": 4}})";
+  const std::string db = "sqlite:///" + path("xgb.db");
+  std::string output;
+  ASSERT_EQ(run_graphcost("study --model-type xgboost --data " + path("data") +
+                              " --collection tile:xla --space " + path("xgb_space.json") +
+                              " --storage " + db + " --study xgb --out " + path("xgb-runs") +
+                              " --trials 2 --sampler random --threads 1 --config " +
+                              path("xgb_base.json"),
+                          &output),
+            1)
+      << output;  // no such --config file: one error line
+  std::ofstream(path("xgb_base.json")) << R"({"xgboost": {"rounds": 20}})";
+  ASSERT_EQ(run_graphcost("study --model-type xgboost --data " + path("data") +
+                              " --collection tile:xla --space " + path("xgb_space.json") +
+                              " --storage " + db + " --study xgb --out " + path("xgb-runs") +
+                              " --trials 2 --sampler random --threads 1 --config " +
+                              path("xgb_base.json"),
+                          &output),
+            0)
+      << output;
+  const json trials = exported("xgb");
+  ASSERT_EQ(trials.size(), 2u);
+  for (const json& t : trials) {
+    EXPECT_EQ(t["state"], "complete") << t;
+    const std::string run = t["run_dir"];
+    const json config = json::parse(graphcost::read_file(run + "/config.json"));
+    EXPECT_EQ(config["model_type"], "xgboost");
+    EXPECT_EQ(config["xgboost"]["rounds"], 20);
+    EXPECT_EQ(config["xgboost"]["max_depth"], t["params"]["xgboost.max_depth"]);
+    // The value is what eval reports for the run on the validation split.
+    auto [status, eval] = run_graphcost("eval --model " + run + " --data " + path("data") +
+                                            " --split valid --threads 1 --json",
+                                        graphcost::testing::Streams::Stdout)
+                              .pair();
+    ASSERT_EQ(status, 0) << eval;
+    const json metrics = json::parse(eval, nullptr, false);
+    ASSERT_FALSE(metrics.is_discarded()) << eval;
+    EXPECT_DOUBLE_EQ(metrics["tile_score"].get<double>(), t["value"].get<double>()) << eval;
+  }
+}
+
 TEST_F(StudyCli, BadSpacesObjectivesAndStorageAreOneLine) {
   std::ofstream(path("bad_space.json")) << R"({"lr": {"type": "float", "low": 0.1, "high": 0.01}})";
   const std::string base = "study --data " + path("data") + " --collection tile:xla --study s " +
