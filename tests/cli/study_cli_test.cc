@@ -3,9 +3,11 @@
 // trials to the finished study, two worker processes share one study without running a trial
 // twice, and show / export / report read it back. Bad spaces and storage URLs are one line.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "../study/postgres_server.h"
 #include "run_graphcost.h"
 
 namespace {
@@ -184,6 +187,88 @@ TEST_F(StudyCli, XGBoostTrialsAreXGBoostRuns) {
     ASSERT_FALSE(metrics.is_discarded()) << eval;
     EXPECT_DOUBLE_EQ(metrics["tile_score"].get<double>(), t["value"].get<double>()) << eval;
   }
+}
+
+// A worker killed during its trial: the next worker fails the trial once its heartbeat is
+// stale, and the grid point it held runs again as a new trial.
+TEST_F(StudyCli, AKilledWorkersTrialIsFailedAndItsGridPointRetried) {
+  std::ofstream(path("grid_space.json"))
+      << R"({"model.hidden": {"type": "categorical", "choices": [[8], [16]]}})";
+  const std::string db = path("killed.db");
+  auto command = [&](const std::string& iterations, const std::string& extra) {
+    return std::string(GRAPHCOST_BINARY) + " study --data " + path("data") +
+           " --collection tile:xla --space " + path("grid_space.json") + " --storage sqlite:///" +
+           db + " --study killed --out " + path("killed-runs") + " --trials 2 --sampler grid " +
+           "--graphs-per-batch 2 --slate-size 4 --threads 1 --iterations " + iterations + " " + extra;
+  };
+  // A worker that would train for ever, in the background.
+  FILE* pipe = ::popen((command("100000000", "--validate-every 1000000") + " > " +
+                        path("killed.log") + " 2>&1 & echo $!")
+                           .c_str(),
+                       "r");
+  ASSERT_NE(pipe, nullptr);
+  char pid_text[32] = {0};
+  ASSERT_NE(std::fgets(pid_text, sizeof pid_text, pipe), nullptr);
+  ::pclose(pipe);
+  const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+  // Until its trial's run folder exists: the trial is claimed and training.
+  for (int i = 0; i < 1200 && !fs::exists(path("killed-runs") + "/trial-0000/config.json"); ++i)
+    ::usleep(100000);
+  ::kill(pid, SIGKILL);
+  for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) ::usleep(100000);
+  ASSERT_TRUE(fs::exists(path("killed-runs") + "/trial-0000/config.json"))
+      << graphcost::read_file(path("killed.log"));
+  ::sleep(2);
+  std::string output;
+  ASSERT_EQ(run_graphcost(command("6", "--validate-every 2 --heartbeat-timeout 1")
+                              .substr(std::string(GRAPHCOST_BINARY).size() + 1),
+                          &output),
+            0)
+      << output;
+  const json trials = exported("killed");
+  ASSERT_EQ(trials.size(), 2u) << trials;
+  EXPECT_EQ(trials[0]["state"], "failed");
+  EXPECT_EQ(trials[0]["message"].get<std::string>().rfind("timed out: no heartbeat", 0), 0u)
+      << trials[0];
+  EXPECT_EQ(trials[1]["state"], "complete");
+  EXPECT_EQ(trials[1]["params"], trials[0]["params"]);  // the same grid point, run again
+}
+
+// Two workers on two "machines" (separate working folders) share one PostgreSQL study.
+TEST_F(StudyCli, TwoWorkersWithTheirOwnFoldersShareAPostgresStudy) {
+  graphcost::study::PostgresServer server;
+  if (!server.ok) GTEST_SKIP() << "PostgreSQL: " << server.why;
+  const std::string url = server.fresh_database_url();
+  ASSERT_FALSE(url.empty());
+  auto command = [&](const std::string& folder) {
+    return std::string(GRAPHCOST_BINARY) + " study --data " + path("data") +
+           " --collection tile:xla --space " + path("space.json") + " --storage '" + url +
+           "' --study shared --out " + path(folder) + " --trials 6 --sampler tpe --pruner none " +
+           "--iterations 6 " +
+           "--validate-every 2 --graphs-per-batch 2 --slate-size 4 --threads 1";
+  };
+  const std::string both = "(" + command("machine-a") + " > " + path("a.log") + " 2>&1 & " +
+                           command("machine-b") + " > " + path("b.log") + " 2>&1; wait)";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  auto [status, text] = run_graphcost("study export --storage '" + url + "' --study shared",
+                                      graphcost::testing::Streams::Stdout)
+                            .pair();
+  ASSERT_EQ(status, 0) << text;
+  const json trials = json::parse(text);
+  ASSERT_EQ(trials.size(), 6u) << graphcost::read_file(path("a.log"))
+                               << graphcost::read_file(path("b.log"));
+  std::set<int64_t> numbers;
+  int in_a = 0, in_b = 0;
+  for (const json& t : trials) {
+    EXPECT_EQ(t["state"], "complete") << t;
+    numbers.insert(t["number"].get<int64_t>());
+    const std::string run = t["run_dir"];
+    in_a += run.find("machine-a") != std::string::npos;
+    in_b += run.find("machine-b") != std::string::npos;
+    EXPECT_TRUE(fs::exists(run + "/model.pt")) << run;
+  }
+  EXPECT_EQ(numbers.size(), 6u);
+  EXPECT_EQ(in_a + in_b, 6);
 }
 
 TEST_F(StudyCli, BadSpacesObjectivesAndStorageAreOneLine) {
