@@ -36,8 +36,7 @@ std::string param_text(const nlohmann::json& v) { return v.is_string() ? v.get<s
 constexpr const char* kStyle =
     "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
     "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}th{background:#f4f4f4}"
-    ".plots{display:flex;flex-wrap:wrap;gap:1em}code{background:#f4f4f4;padding:1px 4px}"
-    ".bar{fill:#4a7ab8}";
+    ".plots{display:flex;flex-wrap:wrap;gap:1em}code{background:#f4f4f4;padding:1px 4px}";
 
 // Parallel coordinates: one vertical axis per parameter (numeric ones in their internal
 // coordinate, log for log parameters; categorical ones by choice index), one polyline per
@@ -48,7 +47,7 @@ std::string parallel_coordinates(const StudySummary& study, const std::vector<Tr
   for (const TrialRecord& t : trials)
     if (t.state == TrialState::Complete && t.value && std::isfinite(*t.value)) done.push_back(&t);
   if (params.empty() || done.size() < 2) return "";
-  const int width = 160 + 140 * static_cast<int>(params.size()), height = 320, top = 40, bottom = 40;
+  const int width = 160 + 140 * static_cast<int>(params.size()), height = 340, top = 48, bottom = 40;
   double lo = *done[0]->value, hi = lo;
   for (const TrialRecord* t : done) lo = std::min(lo, *t->value), hi = std::max(hi, *t->value);
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
@@ -56,12 +55,25 @@ std::string parallel_coordinates(const StudySummary& study, const std::vector<Tr
   auto x_of = [&](size_t axis) { return 80.0 + 140.0 * static_cast<double>(axis); };
   // The objective is the last axis.
   const size_t axes = params.size() + 1;
+  // Each axis's ends: a parameter's range (first and last choice), or the values' range.
+  auto end_label = [&](size_t a, bool top_end) {
+    if (a >= params.size()) return number_text(top_end ? hi : lo);
+    const Parameter& p = params[a];
+    if (p.kind == Parameter::Kind::Categorical)
+      return p.choices.empty() ? std::string() : param_text(top_end ? p.choices.back() : p.choices.front());
+    return number_text(top_end ? p.high : p.low);
+  };
   for (size_t a = 0; a < axes; ++a) {
+    for (const bool top_end : {false, true})
+      svg += "<text x=\"" + number_text(x_of(a)) + "\" y=\"" +
+             std::to_string(top_end ? top - 2 : height - bottom + 14) +
+             "\" font-size=\"10\" fill=\"#555\" text-anchor=\"middle\">" +
+             escape_html(end_label(a, top_end)) + "</text>\n";
     const std::string label = a < params.size() ? params[a].key : study.objective;
     svg += "<line x1=\"" + number_text(x_of(a)) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" +
            number_text(x_of(a)) + "\" y2=\"" + std::to_string(height - bottom) +
            "\" stroke=\"#888\"/>\n<text x=\"" + number_text(x_of(a)) + "\" y=\"" +
-           std::to_string(top - 12) + "\" font-size=\"11\" text-anchor=\"middle\">" +
+           std::to_string(top - 18) + "\" font-size=\"11\" text-anchor=\"middle\">" +
            escape_html(label) + "</text>\n";
   }
   auto y_of = [&](double fraction) { return height - bottom - fraction * (height - top - bottom); };
@@ -98,16 +110,16 @@ std::string parallel_coordinates(const StudySummary& study, const std::vector<Tr
 std::string importance_bars(const StudySummary& study, const std::vector<TrialRecord>& trials) {
   const auto importance = parameter_importance(study.space, trials, study.maximize);
   if (importance.empty()) return "";
-  const int row = 22, width = 520;
+  const int row = 22, width = 640;
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
                     "\" height=\"" + std::to_string(row * importance.size() + 10) + "\">\n";
   for (size_t i = 0; i < importance.size(); ++i) {
     const double w = 300.0 * std::clamp(importance[i].second, 0.0, 1.0);
     const std::string y = std::to_string(row * i + 5);
-    svg += "<text x=\"150\" y=\"" + std::to_string(row * i + 19) +
+    svg += "<text x=\"230\" y=\"" + std::to_string(row * i + 19) +
            "\" font-size=\"12\" text-anchor=\"end\">" + escape_html(importance[i].first) +
-           "</text><rect class=\"bar\" x=\"160\" y=\"" + y + "\" width=\"" + number_text(w) +
-           "\" height=\"16\"/><text x=\"" + number_text(166 + w) + "\" y=\"" +
+           "</text><rect fill=\"#4a7ab8\" x=\"240\" y=\"" + y + "\" width=\"" + number_text(w) +
+           "\" height=\"16\"/><text x=\"" + number_text(246 + w) + "\" y=\"" +
            std::to_string(row * i + 18) + "\" font-size=\"11\">" + format_tick(importance[i].second) +
            "</text>\n";
   }
