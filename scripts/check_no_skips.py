@@ -20,7 +20,6 @@ ALLOWED = [
     r"KERNEL_TUNER_SRC is not set",              # a Kernel Tuner checkout (docs/kernel-tuner.md)
     r"matplotlib absent",                        # the plot of examples/python_train_plot.py
     r"LibTorch is not linked against OpenBLAS",  # a LibTorch build detail
-    r"torch's Python package",                   # torch.distributed.run (the README's torchrun)
 ]
 
 

@@ -14,6 +14,8 @@ packages+=(libcpp-httplib-dev libssl-dev)
 # The Python module (python/) and its tests. python3-matplotlib (examples/python_train_plot.py's plot)
 # is optional: the example and its test skip the plot without it, and CI does not install it.
 packages+=(python3-dev python3-numpy python3-pytest pybind11-dev)
+# torch.distributed.run (torchrun) for the README's launch across processes, which a test runs.
+packages+=(python3-torch)
 # graphcost study (src/study): SQLite and PostgreSQL storage; the postgresql server for its tests.
 packages+=(libsqlite3-dev libpq-dev postgresql)
 missing=()
