@@ -149,25 +149,15 @@ TEST_F(StudyCli, XGBoostTrialsAreXGBoostRuns) {
   std::ofstream(path("xgb_space.json")) << R"({
       "xgboost.eta": {"type": "float", "low": 0.05, "high": 0.3, "log": true},
       "xgboost.max_depth": {"type": "int", "low": 2, "high": 4}})";
-  const std::string db = "sqlite:///" + path("xgb.db");
+  const std::string xgb_study = "study --model-type xgboost --data " + path("data") +
+                                " --collection tile:xla --space " + path("xgb_space.json") +
+                                " --storage sqlite:///" + path("xgb.db") + " --study xgb --out " +
+                                path("xgb-runs") + " --trials 2 --sampler random --threads 1 " +
+                                "--config " + path("xgb_base.json");
   std::string output;
-  ASSERT_EQ(run_graphcost("study --model-type xgboost --data " + path("data") +
-                              " --collection tile:xla --space " + path("xgb_space.json") +
-                              " --storage " + db + " --study xgb --out " + path("xgb-runs") +
-                              " --trials 2 --sampler random --threads 1 --config " +
-                              path("xgb_base.json"),
-                          &output),
-            1)
-      << output;  // no such --config file: one error line
+  ASSERT_EQ(run_graphcost(xgb_study, &output), 1) << output;  // no such --config file
   std::ofstream(path("xgb_base.json")) << R"({"xgboost": {"rounds": 20}})";
-  ASSERT_EQ(run_graphcost("study --model-type xgboost --data " + path("data") +
-                              " --collection tile:xla --space " + path("xgb_space.json") +
-                              " --storage " + db + " --study xgb --out " + path("xgb-runs") +
-                              " --trials 2 --sampler random --threads 1 --config " +
-                              path("xgb_base.json"),
-                          &output),
-            0)
-      << output;
+  ASSERT_EQ(run_graphcost(xgb_study, &output), 0) << output;
   const json trials = exported("xgb");
   ASSERT_EQ(trials.size(), 2u);
   for (const json& t : trials) {
