@@ -24,12 +24,34 @@ namespace graphcost::cli {
 // switch (`--attention`, `--attention=false`), one that is on takes a value (`--share-rows
 // false`); 64-bit integers are range-checked; the default (value's current one) is shown.
 template <typename T>
+struct IsVector : std::false_type {};
+template <typename T, typename Allocator>
+struct IsVector<std::vector<T, Allocator>> : std::true_type {};
+
+// A list's default as it is typed ("146 146 146 146"; nothing when empty). CLI11's own text for a
+// list depends on the headers its translation unit sees: with LibTorch's it is this, without them
+// "[146,146,146,146]" and "[]". Spelled out, it is the same in graphcost and in the torch-free
+// program (graphcost_cli_base), and no longer depends on which copy of CLI11's template the
+// linker keeps.
+template <typename T>
+std::string list_default_text(const std::vector<T>& value) {
+  std::string text;
+  for (const T& item : value) text += (text.empty() ? "" : " ") + CLI::detail::to_string(item);
+  return text;
+}
+
+template <typename T>
 CLI::Option* add_field_option(CLI::App* command, const std::string& flags,
                               const std::string& help, T& value) {
   if constexpr (std::is_same_v<T, bool>) {
     if (!value) return command->add_flag(flags, value, help);
   }
-  CLI::Option* option = command->add_option(flags, value, help)->capture_default_str();
+  CLI::Option* option = command->add_option(flags, value, help);
+  if constexpr (IsVector<T>::value) {
+    option->default_str(list_default_text(value));
+  } else {
+    option->capture_default_str();
+  }
   if constexpr (std::is_same_v<T, int64_t>) option->check(signed_64());
   if constexpr (std::is_same_v<T, uint64_t>) option->check(unsigned_64());
   return option;

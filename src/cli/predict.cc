@@ -1,5 +1,5 @@
-// graphcost predict: rank every configuration of a split and write a Kaggle submission file;
-// graphcost submit: merge the five collections' files into one.
+// graphcost predict: rank every configuration of a split and write a Kaggle submission file
+// (submit, which merges the five collections' files into one, is in submit.cc).
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -9,7 +9,6 @@
 #include "cli/scoring.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "eval/report.h"
 #include "eval/submission.h"
 #include "io/collection_readers.h"
 #include "model/threads.h"
@@ -59,11 +58,6 @@ void run_predict(const PredictOptions& o) {
               o.source.split.c_str());
 }
 
-struct SubmitOptions {
-  std::vector<std::string> inputs;
-  std::string out;
-};
-
 }  // namespace
 
 void add_predict_command(CLI::App& app) {
@@ -86,27 +80,6 @@ void add_predict_command(CLI::App& app) {
   add_threads_option(cmd, o->threads, "threads");
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });
-}
-
-void add_submit_command(CLI::App& app) {
-  auto o = std::make_shared<SubmitOptions>();
-  CLI::App* cmd = app.add_subcommand("submit", "Merge several collections' submission files into one");
-  cmd->add_option("inputs", o->inputs, "submission CSV files from predict")->required();
-  cmd->add_option("--out", o->out, "merged submission CSV")->required();
-  cmd->callback([o] {
-    eval::merge_submissions(o->inputs, o->out);
-    std::printf("wrote %s from %zu files\n", o->out.c_str(), o->inputs.size());
-  });
-}
-
-void add_report_command(CLI::App& app) {
-  auto run_dir = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("report", "Write RUN_DIR/report.html: curves, predicted vs measured, options");
-  cmd->add_option("run_dir", *run_dir, "a training run folder")->required();
-  cmd->callback([run_dir] {
-    eval::write_report(*run_dir);
-    std::printf("report: %s/report.html\n", run_dir->c_str());
-  });
 }
 
 }  // namespace graphcost::cli

@@ -14,6 +14,7 @@
 #include "io/pack.h"
 #include "io/tpugraphs_npz.h"
 #include "../data/test_records.h"
+#include "graphcost_binary.h"
 
 namespace graphcost::cli {
 namespace {
@@ -26,7 +27,7 @@ struct Outcome {
 };
 
 Outcome run(const std::string& arguments) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>&1 >/dev/null";
+  const std::string command = graphcost::testing::graphcost_command(arguments) + " 2>&1 >/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   Outcome outcome;
   if (!pipe) return outcome;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "graphcost_binary.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,7 +24,7 @@ Result run_graphcost(const std::string& arguments) {
   const fs::path log =
       fs::temp_directory_path() / ("graphcost_ingest_cli_" + std::to_string(::getpid()) + ".log");
   const std::string command =
-      std::string(GRAPHCOST_BINARY) + " " + arguments + " > " + log.string() + " 2>&1";
+      graphcost::testing::graphcost_command(arguments) + " > " + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
   Result result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

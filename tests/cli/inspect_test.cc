@@ -7,6 +7,8 @@
 #include <string>
 #include <unistd.h>
 
+#include "graphcost_binary.h"
+
 namespace graphcost::cli {
 namespace {
 
@@ -14,7 +16,7 @@ const std::string kShared = GRAPHCOST_SHARED_DATA;
 
 // The command's stdout and exit status.
 std::pair<std::string, int> run(const std::string& arguments) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " 2>/dev/null";
+  const std::string command = graphcost::testing::graphcost_command(arguments) + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return {"", -1};
   std::string out;

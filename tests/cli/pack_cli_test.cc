@@ -13,6 +13,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "io/pack.h"
+#include "graphcost_binary.h"
 
 namespace graphcost::cli {
 namespace {
@@ -25,7 +26,7 @@ std::string temp_dir() {
 }
 
 int run(const std::string& arguments) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + arguments + " > /dev/null 2>&1";
+  const std::string command = graphcost::testing::graphcost_command(arguments) + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -103,7 +104,7 @@ TEST(PackCommand, OneFinalProgressLineWithTheInputsGraphCount) {
     fs::remove(out);
     const std::string stderr_path = (dir / "stderr").string();
     const std::string command =
-        std::string(GRAPHCOST_BINARY) + " " + args + " --out " + out + " > /dev/null 2> " + stderr_path;
+        graphcost::testing::graphcost_command(args) + " --out " + out + " > /dev/null 2> " + stderr_path;
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
     const std::string err = read_file(stderr_path);
     EXPECT_TRUE(std::regex_match(err, std::regex(progress_line + "\n"))) << args << "\n" << err;

@@ -1,5 +1,6 @@
-// Runs the graphcost binary (GRAPHCOST_BINARY) from a test: one helper for every command-line
-// test, so they all read exit statuses and output the same way.
+// Runs graphcost from a test: one helper for every command-line test, so they all read exit
+// statuses and output the same way. The program started is graphcost_binary.h's choice: the
+// torch-free test program for the torch-free commands, the graphcost binary for the others.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "graphcost_binary.h"
 
 namespace graphcost::testing {
 
@@ -23,7 +26,7 @@ struct CommandResult {
 };
 
 inline CommandResult run_graphcost(const std::string& args, Streams streams = Streams::Both) {
-  const std::string command = std::string(GRAPHCOST_BINARY) + " " + args +
+  const std::string command = graphcost_command(args) +
                               (streams == Streams::Both ? " 2>&1" : " 2>/dev/null");
   CommandResult result;
   FILE* pipe = ::popen(command.c_str(), "r");

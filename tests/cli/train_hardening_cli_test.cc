@@ -16,6 +16,7 @@
 #include "core/atomic_file.h"
 #include "run/folder_lock.h"
 #include "run_graphcost.h"
+#include "graphcost_binary.h"
 
 namespace {
 
@@ -47,7 +48,7 @@ class TrainHardeningCli : public ::testing::Test {
   }
   // Starts `graphcost args` in the background, its output to `log`; returns its pid.
   static pid_t start(const std::string& args, const std::string& log) {
-    const std::string command = std::string(GRAPHCOST_BINARY) + " " + args + " > " + log +
+    const std::string command = graphcost::testing::graphcost_command(args) + " > " + log +
                                 " 2>&1 & echo $!";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return -1;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -212,52 +213,67 @@ TEST_F(DistributedCli, AKilledRankEndsTheOtherAndTheRunResumes) {
 TEST_F(DistributedCli, EveryBadLaunchIsOneErrorLineWithinTheTimeout) {
   const std::string args = train_args(log("bad")) + " --iterations 2 --dist-timeout " +
                            std::to_string(kTimeout);
-  auto expect_error = [&](const std::string& name, pid_t pid, const std::string& part) {
-    const auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  // Each launch is timed from its own start: it must end with status 1 well within the timeout.
+  auto expect_error = [&](const std::string& name, pid_t pid, const std::string& part,
+                          Clock::time_point start) {
     EXPECT_EQ(wait_for_exit(pid, kTimeout + 15), 1) << name;
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-              kTimeout + 10)
-        << name;
+    EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), kTimeout + 10) << name;
     const std::string line = error_line(name + ".err");
     EXPECT_NE(line.find(part), std::string::npos) << name << ": " << line;
   };
-  const int port = free_port();
-  auto env = rank_environment(2, 2, port);
-  expect_error("rank_too_big", start_graphcost(args, env, log("rank_too_big.out"), log("rank_too_big.err")),
-               "RANK: rank 2 is not below the world size 2");
-  env = rank_environment(0, 2, port);
-  env.erase("MASTER_ADDR");
-  expect_error("no_master", start_graphcost(args, env, log("no_master.out"), log("no_master.err")),
-               "MASTER_ADDR: not set");
+  // Every case has a port of its own, chosen before any rank starts, so that no case's rank finds
+  // another case's rank on its port (the unreachable case's port must stay without a listener).
+  std::vector<int> ports;
+  while (ports.size() < 5) {
+    const int port = free_port();
+    if (std::find(ports.begin(), ports.end(), port) == ports.end()) ports.push_back(port);
+  }
+  const int unreachable_port = ports[0], alone_port = ports[1], options_port = ports[2],
+            data_port = ports[3], dropout_port = ports[4];
+  // The two cases that wait out the timeout start first and wait beside the others.
   // Rank 1 of a group whose rank 0 never comes: nobody listens on the port.
-  env = rank_environment(1, 2, free_port());
-  expect_error("unreachable", start_graphcost(args, env, log("unreachable.out"), log("unreachable.err")),
-               "distributed: rendezvous: rank 1 of 2");
+  const Clock::time_point unreachable_start = Clock::now();
+  const pid_t unreachable =
+      start_graphcost(args, rank_environment(1, 2, unreachable_port), log("unreachable.out"),
+                      log("unreachable.err"));
   // Rank 0 waiting for a rank 1 that never comes.
-  const int alone_port = free_port();
-  env = rank_environment(0, 2, alone_port);
-  expect_error("alone", start_graphcost(args, env, log("alone.out"), log("alone.err")),
-               "distributed: rendezvous: rank 0 of 2 (master 127.0.0.1:" + std::to_string(alone_port) +
-                   "): only 1 of 2 ranks came within 8 s");
+  const Clock::time_point alone_start = Clock::now();
+  const pid_t alone = start_graphcost(args, rank_environment(0, 2, alone_port), log("alone.out"),
+                                      log("alone.err"));
+  auto env = rank_environment(2, 2, options_port);
+  Clock::time_point start = Clock::now();
+  expect_error("rank_too_big", start_graphcost(args, env, log("rank_too_big.out"), log("rank_too_big.err")),
+               "RANK: rank 2 is not below the world size 2", start);
+  env = rank_environment(0, 2, options_port);
+  env.erase("MASTER_ADDR");
+  start = Clock::now();
+  expect_error("no_master", start_graphcost(args, env, log("no_master.out"), log("no_master.err")),
+               "MASTER_ADDR: not set", start);
   // Ranks that disagree: both refuse.
-  const int options_port = free_port();
+  start = Clock::now();
   const pid_t a = start_graphcost(args, rank_environment(0, 2, options_port), log("options.0.out"), log("options.0.err"));
   const pid_t b = start_graphcost(args + " --lr 0.01", rank_environment(1, 2, options_port), log("options.1.out"), log("options.1.err"));
-  expect_error("options.0", a, "distributed: options: rank(s) 1 were started with other options");
-  expect_error("options.1", b, "distributed: options: rank(s) 1 were started with other options");
-  const int data_port = free_port();
+  expect_error("options.0", a, "distributed: options: rank(s) 1 were started with other options", start);
+  expect_error("options.1", b, "distributed: options: rank(s) 1 were started with other options", start);
   std::string other = args;
   other.replace(other.find(data()), data().size(), (root_ / "other").string());
+  start = Clock::now();
   const pid_t c = start_graphcost(args, rank_environment(0, 2, data_port), log("data.0.out"), log("data.0.err"));
   const pid_t d = start_graphcost(other, rank_environment(1, 2, data_port), log("data.1.out"), log("data.1.err"));
-  expect_error("data.0", c, "distributed: data: rank(s) 1 were started with other data");
-  expect_error("data.1", d, "distributed: data: rank(s) 1 were started with other data");
+  expect_error("data.0", c, "distributed: data: rank(s) 1 were started with other data", start);
+  expect_error("data.1", d, "distributed: data: rank(s) 1 were started with other data", start);
   // Options that cannot train apart are named.
-  const int dropout_port = free_port();
+  start = Clock::now();
   const pid_t e = start_graphcost(args + " --dropout 0.1", rank_environment(0, 2, dropout_port), log("dropout.0.out"), log("dropout.0.err"));
   const pid_t f = start_graphcost(args + " --dropout 0.1", rank_environment(1, 2, dropout_port), log("dropout.1.out"), log("dropout.1.err"));
-  expect_error("dropout.0", e, "distributed training: --dropout: cannot train across processes");
-  expect_error("dropout.1", f, "distributed training: --dropout: cannot train across processes");
+  expect_error("dropout.0", e, "distributed training: --dropout: cannot train across processes", start);
+  expect_error("dropout.1", f, "distributed training: --dropout: cannot train across processes", start);
+  expect_error("unreachable", unreachable, "distributed: rendezvous: rank 1 of 2", unreachable_start);
+  expect_error("alone", alone,
+               "distributed: rendezvous: rank 0 of 2 (master 127.0.0.1:" + std::to_string(alone_port) +
+                   "): only 1 of 2 ranks came within 8 s",
+               alone_start);
   EXPECT_FALSE(fs::exists(log("bad") + "/model.pt"));
 }
 

@@ -9,6 +9,7 @@
 
 #include "io/tpugraphs_npz.h"
 #include "io/tuning_records.h"
+#include "../cli/graphcost_binary.h"
 
 namespace graphcost::io {
 namespace {
@@ -77,7 +78,7 @@ TEST(IngestRoundTrip, CommandLine) {
   const std::string input = shared_file("op_tuning_data.pb");
   if (!fs::exists(input)) GTEST_SKIP() << "shared data absent: " << input;
   const fs::path dir = fresh_dir("cli");
-  const std::string command = std::string(GRAPHCOST_BINARY) + " ingest " + input + " --out " +
+  const std::string command = graphcost::testing::graphcost_command("ingest " + input) + " --out " +
                               dir.string() + " > " + (dir / "log.txt").string() + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   int files = 0;

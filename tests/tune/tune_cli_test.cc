@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/atomic_file.h"
+#include "../cli/graphcost_binary.h"
 
 namespace graphcost::tune {
 namespace {
@@ -175,7 +176,7 @@ TEST_F(TuneCli, DatasetRootTunesAsItsSplitFolder) {
   const std::string plan = (dir_ / "plan.json").string(), root = (dir_ / "root").string();
   write_file_atomically(plan, R"([{"collection": "tile:xla", "files": [1, 0, 0], "nodes": [30, 30],
                                    "configs": [12, 12], "configurable_fraction": [0.1, 0.1]}])");
-  const std::string synth = std::string(GRAPHCOST_BINARY) + " synth --out " + root + " --plan " +
+  const std::string synth = graphcost::testing::graphcost_command("synth --out " + root) + " --plan " +
                             plan + " --seed 3 --threads 1 >/dev/null 2>&1";
   ASSERT_EQ(std::system(synth.c_str()), 0);
   ASSERT_TRUE(fs::exists(dir_ / "root" / "synth_report.json"));
