@@ -9,10 +9,12 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,11 +151,16 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
   train::from_json(data_part, base_options);
   const data::CollectionId id = data::CollectionId::parse(base_options.collection);
   const auto [metric, maximize] = parse_objective(c.objective, id.kind);
+  const fs::path out = c.out.empty() ? fs::path("study-runs") / c.study : fs::path(c.out);
   // The space is kept as its file's text too: json objects sort their keys, and its order matters.
   const json settings = {{"sampler", c.sampler},       {"pruner", c.pruner},
                          {"objective", metric},        {"seed", c.seed},
                          {"base_options", base},       {"space_file", c.space_path},
-                         {"space_text", space_json.dump()}, {"model_type", c.model_type}};
+                         {"space_text", space_json.dump()}, {"model_type", c.model_type},
+                         {"out", out.string()},            {"trials", c.trials},
+                         {"heartbeat_timeout", c.heartbeat_timeout},
+                         {"sampler_options", options_json(c.sampler_options, "--sampler-options")},
+                         {"pruner_options", options_json(c.pruner_options, "--pruner-options")}};
   const int64_t study_id =
       storage->open_study(c.study, maximize, json::parse(space_json.dump()), settings);
   const bool grid = c.sampler == "grid";
@@ -172,7 +179,6 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
       base_options.valid_data.empty() ? base_options.data : base_options.valid_data, id,
       base_options.valid_split, load);
   const std::string worker = worker_name();
-  const fs::path out = c.out.empty() ? fs::path("study-runs") / c.study : fs::path(c.out);
   train::clear_stop_request();
   train::install_interrupt_handler();
 
@@ -310,7 +316,7 @@ void run_study(StudyCommand& c) {
   }
   c.flags->apply(base_options);
   check_data(!base_options.data.empty(), "study", "--data", "no dataset path given");
-  if (c.collection_option->count() == 0 && c.config.empty())
+  if (c.config.empty() && c.collection_option != nullptr && c.collection_option->count() == 0)
     if (const auto named = data::collection_id_in_path(base_options.data))
       base_options.collection = named->str();
   const data::CollectionId id = data::CollectionId::parse(base_options.collection);
@@ -383,6 +389,57 @@ void run_study(StudyCommand& c) {
              std::to_string(failed) + " worker process(es) failed (their errors are above)");
 }
 
+// study resume: the study's stored settings (base options, space, sampler, pruner, objective,
+// folder) run again, to the stored total of trials or a new one.
+struct ResumeCommand {
+  std::string storage = "sqlite:///study.db", study;
+  int64_t trials = 0;  // 0: the total the study was started with
+  int64_t workers = 1;
+};
+
+void resume_study(const ResumeCommand& r) {
+  std::optional<study::StudyInfo> info = study::open_storage(r.storage)->find_study(r.study);
+  check_data(info.has_value(), r.storage, "--study", "no study named '" + r.study + "'");
+  const json& s = info->settings;
+  check_data(s.contains("space_text") && s.contains("base_options") && s.contains("out"), r.storage,
+             "study " + r.study,
+             "was started by an older graphcost that did not store its settings: run `graphcost "
+             "study` with its options again");
+  // The stored space and base options as the files the command reads, in a folder of our own.
+  std::string folder = (fs::temp_directory_path() / "graphcost_resume_XXXXXX").string();
+  check_data(::mkdtemp(folder.data()) != nullptr, "study resume", "", "cannot create a temporary folder");
+  struct RemoveAfter {
+    std::string path;
+    ~RemoveAfter() {
+      std::error_code ignored;
+      fs::remove_all(path, ignored);
+    }
+  } remove_after{folder};
+  StudyCommand c;
+  c.space_path = folder + "/space.json";
+  c.config = folder + "/base.json";
+  write_file_atomically(c.space_path, s["space_text"].get<std::string>());
+  write_file_atomically(c.config, s["base_options"].dump());
+  c.storage = r.storage;
+  c.study = r.study;
+  c.trials = r.trials > 0 ? r.trials : s.value("trials", int64_t{0});
+  c.workers = r.workers;
+  c.sampler = s.value("sampler", "tpe");
+  c.pruner = s.value("pruner", "median");
+  c.sampler_options = s.value("sampler_options", json::object()).dump();
+  c.pruner_options = s.value("pruner_options", json::object()).dump();
+  c.seed = s.value("seed", uint64_t{0});
+  c.model_type = s.value("model_type", "gnn");
+  c.objective = s.value("objective", "") + (info->maximize ? ":max" : ":min");
+  c.out = s["out"].get<std::string>();
+  c.heartbeat_timeout = s.value("heartbeat_timeout", 300.0);
+  CLI::App unused;
+  c.flags = std::make_unique<OptionFlags<train::TrainOptions>>(&unused);  // no flags: stored base
+  std::fprintf(stderr, "study: resuming %s to %lld trials\n", r.study.c_str(),
+               static_cast<long long>(c.trials));
+  run_study(c);
+}
+
 }  // namespace
 
 void add_study_command(CLI::App& app) {
@@ -432,6 +489,17 @@ void add_study_command(CLI::App& app) {
     if (sub->get_subcommands().empty()) run_study(*c);
   });
   add_study_show_commands(sub);
+  auto resume = std::make_shared<ResumeCommand>();
+  CLI::App* resume_command = sub->add_subcommand(
+      "resume", "Run a study again with the settings it was started with (to its total of trials, "
+                "or --trials)");
+  resume_command->add_option("--storage", resume->storage, "Study database URL")->capture_default_str();
+  resume_command->add_option("--study", resume->study, "The study's name")->required();
+  resume_command->add_option("--trials", resume->trials,
+                             "The study's new total (default: the total it was started with)");
+  resume_command->add_option("--workers", resume->workers, "Worker processes on this machine")
+      ->capture_default_str();
+  resume_command->callback([resume] { resume_study(*resume); });
 }
 
 }  // namespace graphcost::cli

@@ -99,12 +99,29 @@ TEST_F(StudyCli, TrialsAreTrainedRecordedAndAddedTo) {
   std::set<int64_t> numbers;
   for (const json& t : trials) numbers.insert(t["number"].get<int64_t>());
   EXPECT_EQ(numbers, (std::set<int64_t>{0, 1, 2, 3, 4}));
+  // resume: the stored settings (base options, space, sampler, folder) to a new total.
+  ASSERT_EQ(run_graphcost("study resume --storage sqlite:///" + path("first.db") +
+                              " --study first --trials 6",
+                          &output),
+            0)
+      << output;
+  trials = exported("first");
+  ASSERT_EQ(trials.size(), 6u);
+  EXPECT_EQ(trials[5]["state"], "complete") << trials[5];
+  EXPECT_EQ(trials[5]["run_dir"], path("first-runs") + "/trial-0005");
+  EXPECT_EQ(trials[5]["intermediate"].size(), 3u);  // the stored base: 6 iterations, every 2
+  // With nothing left to do, resume trains nothing.
+  ASSERT_EQ(run_graphcost("study resume --storage sqlite:///" + path("first.db") + " --study first",
+                          &output),
+            0)
+      << output;
+  EXPECT_EQ(exported("first").size(), 6u);
   // show names the best trial; csv has a row per trial and a column per parameter.
   auto [status, shown] = run_graphcost("study show --storage sqlite:///" + path("first.db") +
                                        " --study first", graphcost::testing::Streams::Stdout)
                              .pair();
   EXPECT_EQ(status, 0);
-  EXPECT_EQ(shown.rfind("study first: 5 trials (5 complete, 0 pruned, 0 failed, 0 running); "
+  EXPECT_EQ(shown.rfind("study first: 6 trials (6 complete, 0 pruned, 0 failed, 0 running); "
                         "objective tile_score (max)\nbest: trial ", 0),
             0u)
       << shown;
@@ -114,7 +131,7 @@ TEST_F(StudyCli, TrialsAreTrainedRecordedAndAddedTo) {
                                .pair();
   EXPECT_EQ(csv_status, 0);
   EXPECT_EQ(csv.substr(0, csv.find('\n')), "number,state,value,run_dir,lr,model.hidden,message");
-  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
   ASSERT_EQ(run_graphcost("study report --storage sqlite:///" + path("first.db") +
                               " --study first --out " + path("report.html"),
                           &output),
