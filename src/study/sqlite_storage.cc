@@ -1,7 +1,9 @@
 // The SQLite side of study storage: one file, shared by worker processes on one machine.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "core/error.h"
 #include "study/database.h"
@@ -26,7 +28,18 @@ class SqliteDatabase : public Database {
     // readers go on while one worker writes.
     sqlite3_busy_timeout(db_, 60000);
     try {
-      query("PRAGMA journal_mode=WAL", {});
+      // Switching a new file to WAL needs it alone, and SQLite does not wait through the busy
+      // handler when another process is opening the same new file at that moment ("database is
+      // locked" at once, seen with two workers starting together): retry for up to a minute.
+      for (int attempt = 0;; ++attempt) {
+        try {
+          query("PRAGMA journal_mode=WAL", {});
+          break;
+        } catch (const Error&) {
+          if ((sqlite3_errcode(db_) & 0xff) != SQLITE_BUSY || attempt >= 1200) throw;
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      }
       query("PRAGMA foreign_keys=ON", {});
     } catch (...) {
       sqlite3_close(db_);
