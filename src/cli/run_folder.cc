@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "run/run_config.h"
+#include "xgb/options.h"
 
 namespace graphcost::cli {
 
@@ -35,6 +37,20 @@ void check_new_run_folder(const std::string& out, bool overwrite, bool resumable
 void remove_run_files(const std::string& out) {
   std::error_code error;
   for (const char* name : kRunFiles) fs::remove(fs::path(out) / name, error);
+}
+
+void write_xgboost_run(const std::string& out, const xgb::XgbRanker& ranker,
+                       const data::DataOptions& source, const data::CollectionId& id) {
+  ranker.save((fs::path(out) / "model.xgb").string());
+  nlohmann::json options;
+  xgb::to_json(options, ranker.options());
+  run::write_run_config(out, run::ModelType::XGBoost,
+                        {{"data", source.data},
+                         {"collection", id.str()},
+                         {"split", source.split},
+                         {"exclude", source.exclude},
+                         {"skip_invalid", source.skip_invalid},
+                         {"xgboost", options}});
 }
 
 }  // namespace graphcost::cli

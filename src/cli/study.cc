@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
+#include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
@@ -115,19 +116,11 @@ std::optional<double> train_xgboost_trial(const json& base, const json& params,
   const run::FolderLock folder_lock(run_dir, "graphcost study (xgboost trial)");
   const xgb::XgbRanker ranker = xgb::XgbRanker::train(train_set, options);
   ranker.save((fs::path(run_dir) / "model.xgb").string());
-  json stored;
-  xgb::to_json(stored, ranker.options());
   json data_json = base;
   data_json.erase("xgboost");
   train::TrainOptions data_options;  // the data part of the base
   train::from_json(data_json, data_options);
-  run::write_run_config(run_dir, run::ModelType::XGBoost,
-                        {{"data", data_options.data},
-                         {"collection", id.str()},
-                         {"split", data_options.split},
-                         {"exclude", data_options.exclude},
-                         {"skip_invalid", data_options.skip_invalid},
-                         {"xgboost", stored}});
+  write_xgboost_run(run_dir, ranker, data_options, id);
   // Scored as eval scores a run: every configuration of every validation graph.
   std::vector<infer::Run> runs{infer::load_run(run_dir)};
   const infer::Scorer scorer(infer::ScoringOptions{}, runs);
@@ -137,9 +130,6 @@ std::optional<double> train_xgboost_trial(const json& base, const json& params,
     if (table.metric_names[m] == metric && std::isfinite(table.means[m])) return table.means[m];
   return std::nullopt;
 }
-
-// Thrown past the neural trial's code once an XGBoost trial is done.
-struct SkipNeuralTrial {};
 
 // One worker: claims and trains trials until the study holds --trials of them.
 void run_worker(const StudyCommand& c, const json& base, const study::SearchSpace& space,
@@ -211,55 +201,49 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
           state = study::TrialState::Failed;
           message = "validation reported no " + metric;
         }
-        throw SkipNeuralTrial{};
-      }
-      train::TrainOptions options;
-      train::from_json(trial_json, options);
-      options.threads = threads;
-      train::TrainOptions checked = options;
-      checked.model.kind = id.kind;
-      train::check_train_options(checked);
-      auto observer = [&](int64_t iteration, const json& logged) {
-        const auto now = std::chrono::steady_clock::now();
-        if (logged.is_object() && logged.contains(metric) && logged[metric].is_number()) {
-          const double v = logged[metric].get<double>();
-          storage->report(study_id, number, iteration, v);
-          trial.intermediate[iteration] = v;
-          value = v;
-          last_beat = now;
-          if (iteration < options.iterations &&
-              pruner->should_prune(trial, iteration, storage->trials(study_id), maximize)) {
-            pruned = true;
-            train::request_stop();
-          }
-        } else if (now - last_beat > std::chrono::seconds(10)) {
-          storage->heartbeat(study_id, number);
-          last_beat = now;
-        }
-      };
-      const train::TrainResult result =
-          train::train(options, *train_set, valid_set.get(), run_dir, false, nullptr, observer);
-      if (pruned) {
-        state = study::TrialState::Pruned;
-        train::clear_stop_request();
-      } else if (result.interrupted) {
-        state = study::TrialState::Failed;
-        message = "interrupted";
-      } else if (result.last_validation.contains(metric) &&
-                 result.last_validation[metric].is_number()) {
-        value = result.last_validation[metric].get<double>();
       } else {
-        state = study::TrialState::Failed;
-        message = "validation reported no " + metric;
+        train::TrainOptions options;
+        train::from_json(trial_json, options);
+        options.threads = threads;  // checked by the trainer, before it writes anything
+        auto observer = [&](int64_t iteration, const json& logged) {
+          const auto now = std::chrono::steady_clock::now();
+          if (logged.is_object() && logged.contains(metric) && logged[metric].is_number()) {
+            const double v = logged[metric].get<double>();
+            storage->report(study_id, number, iteration, v);
+            trial.intermediate[iteration] = v;
+            value = v;
+            last_beat = now;
+            if (iteration < options.iterations &&
+                pruner->should_prune(trial, iteration, storage->trials(study_id), maximize)) {
+              pruned = true;
+              train::request_stop();
+            }
+          } else if (now - last_beat > std::chrono::seconds(10)) {
+            storage->heartbeat(study_id, number);
+            last_beat = now;
+          }
+        };
+        const train::TrainResult result =
+            train::train(options, *train_set, valid_set.get(), run_dir, false, nullptr, observer);
+        if (pruned) {
+          state = study::TrialState::Pruned;
+          train::clear_stop_request();
+        } else if (result.interrupted) {
+          state = study::TrialState::Failed;
+          message = "interrupted";
+        } else if (result.last_validation.contains(metric) &&
+                   result.last_validation[metric].is_number()) {
+          value = result.last_validation[metric].get<double>();
+        } else {
+          state = study::TrialState::Failed;
+          message = "validation reported no " + metric;
+        }
       }
-    } catch (const SkipNeuralTrial&) {
     } catch (const Error& e) {
       state = study::TrialState::Failed;
       message = e.what();
     }
-    const char* state_name = state == study::TrialState::Complete ? "complete"
-                             : state == study::TrialState::Pruned ? "pruned"
-                                                                  : "failed";
+    const char* state_name = study::trial_state_name(state);
     // The run folder says how its trial ended (a pruned run has a checkpoint, no model.pt).
     std::error_code ignored;
     if (fs::is_directory(run_dir, ignored))
@@ -471,6 +455,7 @@ void add_study_command(CLI::App& app) {
                   "\"reduction_factor\": 3} (asha; steps are training iterations)");
   sub->add_option("--sampler-seed", c->seed,
                   "The sampler's seed (--seed is the trials' training seed)")
+      ->check(unsigned_64())
       ->capture_default_str();
   sub->add_option("--out", c->out, "Folder of the trials' run folders (default: study-runs/NAME)");
   sub->add_option("--config", c->config,

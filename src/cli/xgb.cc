@@ -1,7 +1,6 @@
 // graphcost xgb train: a gradient-boosted-tree ranker (XGBoost, rank:pairwise) on one collection,
 // written as a run folder that eval and predict load like a trained neural run.
 #include <cstdio>
-#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
@@ -10,7 +9,6 @@
 #include "data/collection.h"
 #include "io/collection_readers.h"
 #include "run/folder_lock.h"
-#include "run/run_config.h"
 #include "xgb/ranker.h"
 
 namespace graphcost::cli {
@@ -26,7 +24,6 @@ struct XgbTrainCommand {
 };
 
 void run_xgb_train(const XgbTrainCommand& command) {
-  namespace fs = std::filesystem;
   // One writer per run folder, from the check of its files to the last write.
   const run::FolderLock folder_lock(command.out, "graphcost xgb train");
   check_new_run_folder(command.out, command.overwrite, false);
@@ -43,20 +40,9 @@ void run_xgb_train(const XgbTrainCommand& command) {
                static_cast<long long>(train_set->size()),
                static_cast<long long>(command.options.rounds));
   const xgb::XgbRanker ranker = xgb::XgbRanker::train(*train_set, command.options);
-  std::error_code ignored;
-  fs::create_directories(command.out, ignored);
-  check_data(fs::is_directory(command.out), command.out, "", "cannot create the run directory");
+  // The folder exists: the lock made it.
   if (command.overwrite) remove_run_files(command.out);
-  ranker.save((fs::path(command.out) / "model.xgb").string());
-  nlohmann::json options;
-  xgb::to_json(options, ranker.options());
-  run::write_run_config(command.out, run::ModelType::XGBoost,
-                        {{"data", command.source.data},
-                         {"collection", id.str()},
-                         {"split", command.source.split},
-                         {"exclude", command.source.exclude},
-                         {"skip_invalid", command.source.skip_invalid},
-                         {"xgboost", options}});
+  write_xgboost_run(command.out, ranker, command.source, id);
   std::fprintf(stderr, "xgb: model in %s/model.xgb\n", command.out.c_str());
 }
 

@@ -260,10 +260,7 @@ TrainResult train(const TrainOptions& requested, const data::Collection& train_s
 
   // Everything that can refuse the options or the data has run: only now does the run folder
   // get its files, so a refused start leaves nothing behind.
-  if (leader) {
-    std::error_code ignored;
-    fs::create_directories(run_dir, ignored);
-    check_data(fs::is_directory(run_dir), run_dir, "", "cannot create the run directory");
+  if (leader) {  // the folder exists: the lock made it
     if (resume) {
       truncate_metrics(metrics_path, iteration);
     } else {
