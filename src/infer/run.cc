@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "infer/scoring.h"
+#include "model/io/model_file.h"
 
 namespace graphcost::infer {
 

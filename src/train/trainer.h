@@ -12,7 +12,7 @@
 
 #include "data/collection.h"
 #include "dist/group.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 #include "train/interrupt.h"
 #include "train/options.h"
 #include "train/sampler.h"
