@@ -75,9 +75,9 @@ void share_validation(dist::Group& group, const data::Collection& valid,
     predicted[g] = std::move(scored[g].predicted);
     measured[g] = std::move(scored[g].measured);
   }
-  dist::share_rows(group, indices);
-  dist::share_rows(group, predicted);
-  dist::share_rows(group, measured);
+  dist::all_gather_rows(group, indices);
+  dist::all_gather_rows(group, predicted);
+  dist::all_gather_rows(group, measured);
   for (size_t g = 0; g < scored.size(); ++g) {
     kept[g] = indices[g].empty() ? 0 : 1;
     if (!kept[g]) continue;
