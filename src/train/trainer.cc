@@ -1,10 +1,8 @@
 #include "train/trainer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -31,13 +29,6 @@
 namespace graphcost::train {
 
 namespace {
-
-std::atomic<bool> stop_flag{false};
-
-extern "C" void on_interrupt(int signal) {
-  stop_flag = true;
-  std::signal(signal, SIG_DFL);  // a second one ends the process at once
-}
 
 // Validation samples come from their own stream family so they never overlap the batches'.
 constexpr uint64_t kValidationStream = 0x76616c6964ULL;
@@ -106,15 +97,6 @@ std::string options_every_rank_shares(const TrainOptions& options) {
 }
 
 }  // namespace
-
-// SIGTERM too: job schedulers and `kill` send it before SIGKILL, and a run should checkpoint then.
-void install_interrupt_handler() {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-}
-void request_stop() { stop_flag = true; }
-bool stop_requested() { return stop_flag; }
-void clear_stop_request() { stop_flag = false; }
 
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
