@@ -8,8 +8,9 @@
 #include "cli/option_flags.h"
 #include "cli/scoring.h"
 #include "core/error.h"
+#include "infer/scoring.h"
+#include "infer/threads.h"
 #include "io/collection_readers.h"
-#include "model/kernels/threads.h"
 
 namespace graphcost::cli {
 
@@ -20,7 +21,7 @@ struct EvalOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
   std::string baseline;
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
-  data::DataOptions source{"", "", "valid", {}, false, kRunPruning, "all"};
+  data::DataOptions source{"", "", "valid", {}, false, infer::kRunPruning, "all"};
   int64_t max_configs = 0;
   int threads = 0;
   bool json = false;
@@ -40,29 +41,29 @@ double mean_spread(const std::vector<std::vector<double>>& spreads) {
 
 void run_eval(const EvalOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
-  model::set_threads(o.threads);
+  infer::set_threads(o.threads);
   if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
-  std::vector<Run> runs;
+  std::vector<infer::Run> runs;
   std::string collection = o.source.collection;
   if (!o.run_dirs.empty()) {
     std::string trained_on;
-    runs = load_runs(o.run_dirs, trained_on);
+    runs = infer::load_runs(o.run_dirs, trained_on);
     if (collection.empty()) collection = trained_on;
   }
-  Scorer scorer(o, runs);
+  infer::Scorer scorer(o, runs);
   scorer.baseline = o.baseline;
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
-  check_runs_kind(runs, o.run_dirs, id);
+  infer::check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
-  apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
+  infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(
         *group, scoring_start_text(o, o.source, {{"baseline", o.baseline}, {"max_configs", o.max_configs}}),
         o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;
-  std::vector<eval::GraphScores> scores = score_collection(scorer, *c, o.max_configs, &spreads);
+  std::vector<eval::GraphScores> scores = infer::score_collection(scorer, *c, o.max_configs, &spreads);
   for (const auto& s : scores) {
     if (s.measured.empty()) throw Error(o.source.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }

@@ -10,8 +10,9 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "eval/submission.h"
+#include "infer/scoring.h"
+#include "infer/threads.h"
 #include "io/collection_readers.h"
-#include "model/kernels/threads.h"
 
 namespace graphcost::cli {
 
@@ -21,7 +22,7 @@ namespace {
 struct PredictOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
-  data::DataOptions source{"", "", "test", {}, false, kRunPruning, "all"};
+  data::DataOptions source{"", "", "test", {}, false, infer::kRunPruning, "all"};
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int threads = 0;
@@ -30,22 +31,22 @@ struct PredictOptions : infer::ScoringOptions {
 
 void run_predict(const PredictOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
-  model::set_threads(o.threads);
+  infer::set_threads(o.threads);
   std::string trained_on;
-  std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
+  std::vector<infer::Run> runs = infer::load_runs(o.run_dirs, trained_on);
   std::string collection = o.source.collection.empty() ? trained_on : o.source.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
-  check_runs_kind(runs, o.run_dirs, id);
+  infer::check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
-  apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
+  infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, scoring_start_text(o, o.source), o.run_dirs, *c);
-  Scorer scorer(o, runs);
+  infer::Scorer scorer(o, runs);
   scorer.group = group.get();
   std::vector<eval::SubmissionEntry> entries;
-  for (auto& s : score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
+  for (auto& s : infer::score_collection(scorer, *c, 0)) entries.push_back({s.name, std::move(s.predicted)});
   if (group && !group->leader()) return;  // rank 0 writes what all computed
   eval::write_submission(o.out, id, entries);
   if (!o.scores_out.empty()) {

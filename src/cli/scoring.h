@@ -1,5 +1,5 @@
 // The flags eval and predict share for choosing what scores; the scoring itself is the
-// inference layer's (infer/scoring.h).
+// inference layer's (infer/scoring.h). Needs no LibTorch (graphcost_cli_base).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,20 +8,9 @@
 #include <vector>
 
 #include "data/data_options.h"
-#include "infer/scoring.h"
+#include "infer/scoring_options.h"
 
 namespace graphcost::cli {
-
-// The inference layer's names, for code written against cli::: they moved to graphcost::infer.
-using infer::apply_run_pruning;
-using infer::check_runs_kind;
-using infer::kAutoAnchors;
-using infer::kRunPruning;
-using infer::load_run;
-using infer::load_runs;
-using infer::Run;
-using infer::score_collection;
-using infer::Scorer;
 
 // The options eval and predict share: --model (repeat it for an ensemble) and the scoring
 // options (--ensemble, --mc-samples, --seed, --slate-size, --tta, --anchors). The options a

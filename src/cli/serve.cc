@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "model/kernels/threads.h"
+#include "infer/threads.h"
 #include "serve/http_server.h"
 
 namespace graphcost::cli {
@@ -46,7 +46,7 @@ std::vector<std::pair<std::string, std::string>> parse_models(const std::vector<
 void run_serve(const ServeCliOptions& o) {
   // As predict does: among others OpenBLAS to one thread, whose own pool would otherwise change
   // how matrix products are split, and so the last bits of the scores.
-  model::set_threads(0);
+  infer::set_threads(0);
   serve::RankService service(parse_models(o.models));
   const serve::BearerAuth auth =
       o.token_file.empty() ? serve::BearerAuth() : serve::BearerAuth::from_token_file(o.token_file);

@@ -10,7 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "model/kernels/threads.h"
+#include "infer/threads.h"
 #include "tune/campaign.h"
 #include "tune/genetic_search.h"
 #include "tune/measure_command.h"
@@ -143,7 +143,7 @@ void run(const TuneCommand& c) {
   check_data(c.budget > 0, "tune", "--budget", "must be positive");
   check_data(c.seeds > 0, "tune", "--seeds", "must be positive");
   check_data(c.batch > 0, "tune", "--batch", "must be positive");
-  model::set_threads(c.threads);
+  infer::set_threads(c.threads);
   tune::TuneRecords records = tune::open_tune_records(c.space, c.split, c.graph, c.device);
   const data::Collection& collection = *records.collection;
   const tune::SearchSpace space = tune::make_search_space(

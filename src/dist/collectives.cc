@@ -69,7 +69,7 @@ void broadcast_from_leader(Group& group, const std::vector<torch::Tensor>& tenso
   }
 }
 
-void share_rows(Group& group, std::vector<std::vector<double>>& rows) {
+void all_gather_rows(Group& group, std::vector<std::vector<double>>& rows) {
   // Each rank's payload: for each row it owns, in order, the row's length then its values.
   std::string mine;
   for (size_t i = 0; i < rows.size(); ++i) {

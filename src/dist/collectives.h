@@ -32,7 +32,7 @@ void broadcast_from_leader(Group& group, const std::vector<torch::Tensor>& tenso
 
 // rows[i] is computed by rank group.owner(i) only; afterwards every rank holds every row (the
 // doubles travel as their bytes, so each row is exactly its owner's).
-void share_rows(Group& group, std::vector<std::vector<double>>& rows);
+void all_gather_rows(Group& group, std::vector<std::vector<double>>& rows);
 
 // An Error on every rank when `text` is not the same on all of them: "what" names it
 // ("options", "data") and the message lists the ranks that differ from rank 0.

@@ -314,7 +314,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     if (mine(g)) predicted[g] = combine(scorer, per_run[g]);
     per_run[g].clear();
   }
-  if (group) dist::share_rows(*group, predicted);
+  if (group) dist::all_gather_rows(*group, predicted);
   for (int64_t g = 0; g < graphs; ++g) {
     out[g].predicted = std::move(predicted[g]);
     if (!mine(g)) describe(g);  // scored by another rank

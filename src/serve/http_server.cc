@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "core/error.h"
+#include "infer/threads.h"
 #include "serve/content_encoding.h"
 #include "serve/http_error.h"
 
@@ -101,7 +102,7 @@ RankServer::RankServer(RankService& service, const ServerOptions& options, Beare
       pool_(options.threads, options.max_queue,
             // One intra-op thread per worker, as predict scores each graph of a collection:
             // a graph's scores depend on that count, and this keeps them bitwise predict's.
-            [] { configure_scoring_thread(1); }),
+            [] { infer::configure_scoring_thread(1); }),
       transport_(transport_options(options), *this) {}
 
 RankServer::~RankServer() = default;

@@ -1,8 +1,5 @@
 #include "serve/rank_service.h"
 
-#include <ATen/Parallel.h>
-#include <omp.h>
-
 #include <filesystem>
 #include <mutex>
 
@@ -182,13 +179,6 @@ Ranking RankService::rank(const std::string& name, RankRequest request) {
   ranking.order = eval::rank_fastest_first(ranking.scores);
   if (!spreads.empty()) ranking.spread = std::move(spreads[0]);
   return ranking;
-}
-
-void configure_scoring_thread(int intra_op_threads) {
-  // LibTorch sets a new thread's OpenMP count to its global one on the thread's first parallel
-  // call: make that call now, then set this thread's own count (as model::run_on_workers does).
-  at::get_num_threads();
-  omp_set_num_threads(std::max(1, intra_op_threads));
 }
 
 }  // namespace graphcost::serve

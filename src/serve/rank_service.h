@@ -61,7 +61,4 @@ class RankService {
   std::shared_mutex exclusive_scoring_;
 };
 
-// Sets up a thread that scores requests: intra_op_threads LibTorch/OpenMP threads for it alone.
-void configure_scoring_thread(int intra_op_threads);
-
 }  // namespace graphcost::serve

@@ -1,6 +1,6 @@
 // The stop flag a training loop (and a sweep's parent process) polls: set by SIGINT and SIGTERM
-// once install_interrupt_handler has run, so a run stops at a checkpoint. Defined in trainer.cc;
-// this header needs no LibTorch.
+// once install_interrupt_handler has run, so a run stops at a checkpoint. Plain C++
+// (interrupt.cc, in the torch-free library), for the sweep scheduler too.
 #pragma once
 
 namespace graphcost::train {

@@ -1,10 +1,8 @@
 #include "train/trainer.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -32,13 +30,6 @@
 namespace graphcost::train {
 
 namespace {
-
-std::atomic<bool> stop_flag{false};
-
-extern "C" void on_interrupt(int signal) {
-  stop_flag = true;
-  std::signal(signal, SIG_DFL);  // a second one ends the process at once
-}
 
 // Validation samples come from their own stream family so they never overlap the batches'.
 constexpr uint64_t kValidationStream = 0x76616c6964ULL;
@@ -76,9 +67,9 @@ void share_validation(dist::Group& group, const data::Collection& valid,
     predicted[g] = std::move(scored[g].predicted);
     measured[g] = std::move(scored[g].measured);
   }
-  dist::share_rows(group, indices);
-  dist::share_rows(group, predicted);
-  dist::share_rows(group, measured);
+  dist::all_gather_rows(group, indices);
+  dist::all_gather_rows(group, predicted);
+  dist::all_gather_rows(group, measured);
   for (size_t g = 0; g < scored.size(); ++g) {
     kept[g] = indices[g].empty() ? 0 : 1;
     if (!kept[g]) continue;
@@ -107,15 +98,6 @@ std::string options_every_rank_shares(const TrainOptions& options) {
 }
 
 }  // namespace
-
-// SIGTERM too: job schedulers and `kill` send it before SIGKILL, and a run should checkpoint then.
-void install_interrupt_handler() {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-}
-void request_stop() { stop_flag = true; }
-bool stop_requested() { return stop_flag; }
-void clear_stop_request() { stop_flag = false; }
 
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,

@@ -8,28 +8,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "repeat_records.h"
 
 namespace graphcost::eval {
 namespace {
 
-// One configurable node of width 1, so each record's configuration is one value:
-//   record   0  1  2  3  4  5  6  7  8  9 10 11
-//   config   0  1  0  2  1  0  2  3  2  4  4  4
-//   runtime 10 20 12 30 18 11 33 40 15 99 50 52   (record 6 and 9 failed)
-data::ConfigTable records() {
-  data::ConfigTable t;
-  t.kind = data::ConfigKind::Layout;
-  t.count = 12;
-  t.nodes = 1;
-  t.width = 1;
-  t.layout = {0, 1, 0, 2, 1, 0, 2, 3, 2, 4, 4, 4};
-  t.runtimes = {10, 20, 12, 30, 18, 11, 33, 40, 15, 99, 50, 52};
-  t.failed = {0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0};
-  return t;
-}
-
 TEST(Repeats, PairsTheFirstSuccessfulRecordWithTheFirstRepeatFarEnough) {
-  const data::ConfigTable t = records();
+  const data::ConfigTable t = repeat_records();
   // Gap 1: config 0 (0, 2), 1 (1, 4), 2 (3, 8: 6 failed), 4 (10, 11: 9 failed); 3 once.
   RepeatPairs p = repeat_pairs(t.view(), 1);
   EXPECT_EQ(p.first_record, (std::vector<int64_t>{0, 1, 3, 10}));
@@ -52,7 +37,7 @@ TEST(Repeats, PairsTheFirstSuccessfulRecordWithTheFirstRepeatFarEnough) {
 }
 
 TEST(Repeats, AgreementByHand) {
-  const RepeatPairs p = repeat_pairs(records().view(), 1);
+  const RepeatPairs p = repeat_pairs(repeat_records().view(), 1);
   // first (10, 20, 30, 50) against second (12, 18, 15, 52): of the six pairs only (1, 2) is
   // discordant, so tau = (5 - 1) / 6. Relative differences 0.2, 2/18, 1, 2/50: median
   // (2/18 + 0.2) / 2.
@@ -72,7 +57,7 @@ TEST(Repeats, AgreementByHand) {
 }
 
 TEST(Repeats, FastGroupAndSelect) {
-  const RepeatPairs p = repeat_pairs(records().view(), 1);
+  const RepeatPairs p = repeat_pairs(repeat_records().view(), 1);
   // Fastest 10: below 12.5 only config 0 (max 12); below 25 configs 0 and 1 (max 20).
   EXPECT_EQ(fast_pairs(p, 10, 1.25), (std::vector<int64_t>{0}));
   EXPECT_EQ(fast_pairs(p, 10, 2.5), (std::vector<int64_t>{0, 1}));
@@ -91,7 +76,7 @@ TEST(Repeats, OracleBound) {
 }
 
 TEST(Repeats, BadInput) {
-  data::ConfigTable t = records();
+  data::ConfigTable t = repeat_records();
   EXPECT_THROW(repeat_pairs(t.view(), 0), Error);
   EXPECT_THROW(repeat_pairs(t.view(), 3, 2), Error);
   t.runtimes.clear();
