@@ -32,7 +32,7 @@ void run_predict(const PredictOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   model::set_threads(o.threads);
   std::string trained_on;
-  std::vector<Run> runs = load_runs(o.run_dirs, trained_on);
+  std::vector<TrainedModel> runs = load_runs(o.run_dirs, trained_on);
   std::string collection = o.source.collection.empty() ? trained_on : o.source.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);

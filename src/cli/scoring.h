@@ -19,7 +19,7 @@ using infer::kAutoAnchors;
 using infer::kRunPruning;
 using infer::load_run;
 using infer::load_runs;
-using infer::Run;
+using infer::TrainedModel;
 using infer::score_collection;
 using infer::Scorer;
 

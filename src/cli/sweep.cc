@@ -22,6 +22,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "dist/group.h"
+#include "run/run_folder.h"
 #include "sweep/results.h"
 #include "sweep/spec.h"
 #include "train/interrupt.h"
@@ -138,7 +139,7 @@ pid_t launch(const PlannedRun& run, const SweepCommand& c, int threads) {
   const std::string binary = own_binary();
   std::vector<std::string> args = {binary, "train", "--out", run.run_dir.string(),
                                    "--threads", std::to_string(threads)};
-  if (fs::exists(run.run_dir / "checkpoint.pt")) {
+  if (run::RunFolder(run.run_dir.string()).has_checkpoint()) {
     args.push_back("--resume");  // the stored options, data and seed included
   } else {
     std::error_code ignored;
@@ -255,7 +256,7 @@ void run(const SweepCommand& c) {
     const bool stopping = train::stop_requested();
     while (!stopping && next < pending.size() && static_cast<int64_t>(running.size()) < c.jobs) {
       const PlannedRun& r = runs[pending[next++]];
-      if (!fs::exists(r.run_dir / "checkpoint.pt")) {
+      if (!run::RunFolder(r.run_dir.string()).has_checkpoint()) {
         json options = r.combination->options;
         write_file_atomically(r.config_path.string(), options.dump(2) + "\n");
       }
@@ -282,9 +283,9 @@ void run(const SweepCommand& c) {
             .count();
     running.erase(it);
     const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (ok && fs::exists(r.run_dir / "model.pt")) {
-      write_status(r, "done", seconds,
-                   sweep::final_validation(read_file((r.run_dir / "metrics.jsonl").string())));
+    const run::RunFolder folder(r.run_dir.string());
+    if (ok && fs::exists(folder.model_path())) {
+      write_status(r, "done", seconds, sweep::final_validation(read_file(folder.metrics_path())));
       ++finished;
     } else if (train::stop_requested()) {
       write_status(r, "interrupted", seconds, json::object());
