@@ -175,6 +175,21 @@ std::vector<std::unique_ptr<model::RankerModeGuard>> eval_mode_for(const Scorer&
   return guards;
 }
 
+// The configurations of graph g (of `count`) that `what` scores: its list, or all, or a seeded
+// sample of max_configs drawn from `random` (graph after graph, in order).
+std::vector<int64_t> chosen_configs(const CollectionScoring& what, int64_t count, int64_t g,
+                                    Random& random) {
+  if (what.chosen) return (*what.chosen)[g];
+  std::vector<int64_t> chosen(static_cast<size_t>(count));
+  std::iota(chosen.begin(), chosen.end(), 0);
+  if (what.max_configs > 0 && count > what.max_configs) {
+    random.shuffle(chosen);
+    chosen.resize(what.max_configs);
+    std::sort(chosen.begin(), chosen.end());
+  }
+  return chosen;
+}
+
 }  // namespace
 
 GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
@@ -211,7 +226,6 @@ GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
                                                 const CollectionScoring& what,
                                                 std::vector<std::vector<double>>* spreads) {
-  const int64_t max_configs = what.max_configs;
   const uint64_t stream_base = what.stream_base.value_or(splitmix64_mix(scorer.seed));
   // A graph given no configurations is not scored.
   auto scored = [&](int64_t g) { return !what.chosen || !(*what.chosen)[g].empty(); };
@@ -241,22 +255,8 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     progress.emplace("score", two_passes ? 2 * owned_graphs : owned_graphs,
                      two_passes ? "graph passes" : "graphs");
   Random random(scorer.seed);
-  // The configurations of graph g: all, or a seeded sample, drawn in graph order.
   std::vector<std::vector<int64_t>> indices(static_cast<size_t>(graphs));
-  auto choose = [&](int64_t g) {
-    if (what.chosen) {
-      indices[g] = (*what.chosen)[g];
-      return;
-    }
-    std::vector<int64_t>& chosen = indices[g];
-    chosen.resize(static_cast<size_t>(c.configs(g).count));
-    std::iota(chosen.begin(), chosen.end(), 0);
-    if (max_configs > 0 && static_cast<int64_t>(chosen.size()) > max_configs) {
-      random.shuffle(chosen);
-      chosen.resize(max_configs);
-      std::sort(chosen.begin(), chosen.end());
-    }
-  };
+  auto choose = [&](int64_t g) { indices[g] = chosen_configs(what, c.configs(g).count, g, random); };
   std::vector<eval::GraphScores> out(static_cast<size_t>(graphs));
   std::mutex progress_mutex;
   int64_t done = 0;
