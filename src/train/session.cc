@@ -8,12 +8,8 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
-#include "core/option_table.h"
 #include "core/progress.h"
-#include "core/random.h"
 #include "dist/collectives.h"
-#include "eval/summary.h"
-#include "infer/scoring.h"
 #include "io/collection_readers.h"
 #include "model/predict.h"
 #include "model/threads.h"
@@ -25,6 +21,7 @@
 #include "train/pairwise_loss.h"
 #include "train/schedule.h"
 #include "train/swa.h"
+#include "train/validation.h"
 
 namespace graphcost::train {
 
@@ -34,21 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Validation samples come from their own stream family so they never overlap the batches'.
-constexpr uint64_t kValidationStream = 0x76616c6964ULL;
-
-// An option as the front-end's user gave it: "--valid-data" or "valid_data".
-std::string option_name(OptionNames names, const std::string& key) {
-  return names == OptionNames::Flags ? flag_of_key(key) : key;
-}
-
-// "--valid-data" -> "valid_data".
-std::string key_of_flag(std::string flag) {
-  flag = flag.substr(flag.find_first_not_of('-'));
-  std::replace(flag.begin(), flag.end(), '-', '_');
-  return flag;
 }
 
 // Options that cannot train with a batch's slates apart cannot train across processes either.
@@ -69,138 +51,7 @@ std::string options_every_rank_shares(const TrainOptions& options) {
   return j.dump();
 }
 
-// A --config file's options; sets collection_named when it names the collection.
-TrainOptions read_config_file(const std::string& path, bool& collection_named) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path, "", std::string("not valid JSON: ") + e.what());
-  }
-  collection_named = j.is_object() && j.contains("collection");
-  TrainOptions options;
-  try {
-    from_json(j, options);
-  } catch (const Error& e) {
-    throw Error(path, "", e.what());  // "<file>: train options: <key>: <problem>"
-  }
-  return options;
-}
-
-// The resume rule and the option checks: the options a request trains with, checked for a
-// collection of `kind`, before any data is read. kind: the given data's, else the collection the
-// options name.
-TrainOptions resolve_options(const SessionRequest& request, const run::RunFolder& folder,
-                             bool leader, const data::Collection* given_data) {
-  const OptionNames names = request.names;
-  auto name = [&](const char* key) { return option_name(names, key); };
-  TrainOptions options;
-  bool collection_named = request.collection_given;
-  if (request.resume) {
-    check_data(request.config_file.empty() || request.restarted, "train", name("config"),
-               "not with " + name("resume") + " (the run keeps its stored options)");
-    check_data(!request.overwrite, "train", name("overwrite"), "not with " + name("resume"));
-    check_data(folder.has_checkpoint(), folder.checkpoint_path(), "",
-               "no checkpoint to resume from");
-    const TrainOptions stored = read_checkpoint_options(folder.checkpoint_path());
-    options = stored;
-    if (request.apply_given) request.apply_given(options);
-    std::string changed, free;
-    for (const std::string& key : options_fixed_on_resume_that_differ(stored, options))
-      changed += (changed.empty() ? "" : ", ") + key;
-    for (const std::string& flag : resume_free_flags())
-      free += (free.empty() ? "" : ", ") +
-              (names == OptionNames::Flags ? flag : key_of_flag(flag));
-    check_data(changed.empty(), folder.dir(), name("resume"),
-               "the run keeps its stored options, but these were given otherwise: " + changed +
-                   " (only " + free + " may change)");
-  } else {
-    if (!request.config_file.empty()) {
-      bool in_config = false;
-      options = read_config_file(request.config_file, in_config);
-      collection_named = collection_named || in_config;
-    }
-    if (request.apply_given) request.apply_given(options);
-  }
-  if (given_data == nullptr)
-    check_data(!options.data.empty(), "train", name("data"),
-               names == OptionNames::Flags
-                   ? "no dataset path given (--data or \"data\" in --config)"
-                   : "no dataset path given");
-  // Rank 0 alone owns the run folder (the others may share its storage).
-  if (!request.resume && !request.reuse_folder && leader)
-    folder.check_new(request.overwrite, true);
-  // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
-  if (!request.resume && !collection_named && given_data == nullptr) {
-    if (const auto named = data::collection_id_in_path(options.data))
-      options.collection = named->str();
-  }
-  // The model's checks depend on the kind (the architecture); the widths come with the data.
-  TrainOptions checked = options;
-  checked.model.kind = given_data ? given_data->id().kind
-                                  : data::CollectionId::parse(options.collection).kind;
-  try {
-    check_train_options(checked);
-  } catch (const Error& e) {
-    if (request.config_file.empty()) throw;
-    throw Error(request.config_file, "", e.what());  // "<file>: train options: <key>: <problem>"
-  }
-  return options;
-}
-
 }  // namespace
-
-nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
-                        GraphTensorCache& cache, const TrainOptions& options,
-                        std::vector<GraphPrediction>* predictions, dist::Group* group) {
-  // Each graph's sample: a fixed seeded draw of its own (every rank draws every graph's). A graph
-  // without runtimes or with fewer than 2 configurations is left out.
-  std::vector<std::vector<int64_t>> chosen(static_cast<size_t>(valid.size()));
-  for (int64_t g = 0; g < valid.size(); ++g) {
-    const data::ConfigView configs = valid.configs(g);
-    if (!configs.has_runtimes() || configs.count < 2) continue;
-    Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));
-    // <= 0 means every configuration.
-    const int64_t sample =
-        options.valid_configs_per_graph > 0 ? options.valid_configs_per_graph : configs.count;
-    chosen[g] = sample_without_replacement(random, configs.count, sample);
-    std::sort(chosen[g].begin(), chosen[g].end());
-  }
-  // Scored as eval scores the run (infer/scoring.h): attention models against the training
-  // slate size - 1 anchors, the others in slates of valid_batch (by segments for a model trained
-  // by them). Pairwise scores (wins) compare only within one call: the graph is one call.
-  std::vector<infer::TrainedModel> runs(1);
-  runs[0].ranker = model;
-  runs[0].slate_size = options.slate_size;
-  infer::ScoringOptions how;
-  how.slate_size = std::max<int64_t>(1, options.valid_batch);
-  infer::Scorer scorer(how, runs);
-  scorer.group = group;
-  infer::CollectionScoring what;
-  what.chosen = &chosen;
-  what.stream_base = options.seed ^ kValidationStream;
-  what.tensors = [&cache](int64_t g) -> const model::GraphTensors& { return cache.get(g); };
-  what.progress = false;
-  std::vector<eval::GraphScores> scored = infer::score_collection(scorer, valid, what);
-  // The metrics eval reports for the collection's kind (eval::evaluate), means over the graphs
-  // that have them.
-  std::vector<eval::GraphScores> graphs;
-  for (int64_t g = 0; g < valid.size(); ++g) {
-    if (chosen[g].empty()) continue;
-    if (predictions)
-      predictions->push_back(
-          {scored[g].name, chosen[g], scored[g].predicted, scored[g].measured});
-    graphs.push_back(std::move(scored[g]));
-  }
-  const eval::MetricTable table = eval::evaluate(valid.id().kind, graphs);
-  nlohmann::json result = {{"valid_graphs", static_cast<int64_t>(graphs.size())}};
-  for (size_t i = 0; i < table.metric_names.size(); ++i) {
-    const double mean = table.means[i];
-    result[table.metric_names[i]] =
-        std::isfinite(mean) ? nlohmann::json(mean) : nlohmann::json(nullptr);
-  }
-  return result;
-}
 
 model::ModelOptions resolve_model_options(const model::ModelOptions& options,
                                           const data::Collection& collection) {
@@ -281,7 +132,7 @@ void Session::set_up(const SessionRequest& request) {
   // One writer per run folder, from the first look at it (its files, an overwrite's removal) to
   // the last write; a refused or failed start leaves no folder behind.
   if (s.leader) s.lock = s.folder.lock(request.writer);
-  s.options = resolve_options(request, s.folder, s.leader, s.train_set);
+  s.options = resolve_session_options(request, s.folder, s.leader, s.train_set);
   if (s.train_set == nullptr) {
     const data::CollectionId id = data::CollectionId::parse(s.options.collection);
     const data::LoadOptions load = s.options.load_options();
@@ -508,7 +359,7 @@ nlohmann::json Session::validate(bool write_predictions) {
     for (size_t i = 0; i < predictions.size() &&
                        static_cast<int64_t>(i) < s.options.valid_predictions_graphs;
          ++i) {
-      text += nlohmann::json{{"graph", predictions[i].graph},
+      text += nlohmann::json{{"graph", predictions[i].name},
                              {"config_indices", predictions[i].config_indices},
                              {"predicted", predictions[i].predicted},
                              {"measured", predictions[i].measured}}

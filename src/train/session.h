@@ -24,6 +24,7 @@
 #include "run/run_folder.h"
 #include "train/options.h"
 #include "train/sampler.h"
+#include "train/validation.h"
 
 namespace graphcost::train {
 
@@ -57,14 +58,6 @@ struct SessionRequest {
   std::string writer = "graphcost train";  // who holds the folder's lock, for a refused writer
 };
 
-// One validation graph's scores and measured runtimes on its validation sample.
-struct GraphPrediction {
-  std::string graph;
-  std::vector<int64_t> config_indices;
-  std::vector<double> predicted;
-  std::vector<double> measured;
-};
-
 struct TrainResult {
   int64_t iterations = 0;  // iterations completed in total
   bool interrupted = false;
@@ -75,22 +68,17 @@ struct TrainResult {
   int64_t allreduce_bytes_per_step = 0;
 };
 
-// Means over the graphs of valid (those with runtimes and >= 2 configurations) on a fixed
-// seeded sample of options.valid_configs_per_graph configurations each, scored through
-// infer::score_collection as eval scores the run (attention models against the training slate
-// size - 1 anchors, the others in slates of valid_batch). Layout: kendall_tau, opa; tile:
-// top1_error, top5_error, top10_error, tile_score; plus valid_graphs (the count). Per-graph
-// predictions go to *predictions when given. The graphs are scored one per core, and the result
-// does not depend on that count. With a group, each rank scores the graphs it owns and every
-// rank returns the same means as one process.
-nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
-                        GraphTensorCache& cache, const TrainOptions& options,
-                        std::vector<GraphPrediction>* predictions = nullptr,
-                        dist::Group* group = nullptr);
-
 // Fills the data-dependent model options (kind, feature widths) from a collection.
 model::ModelOptions resolve_model_options(const model::ModelOptions& options,
                                           const data::Collection& collection);
+
+// The options a request trains with: the resume rule (the stored options, of which only the
+// resume-free ones may be given otherwise), the --config file, the new-folder check (leader
+// only), the collection a folder given as data names, and the option checks for the kind of
+// given_data, else of the collection the options name. An Error names the option as the
+// request's front-end spells it. The session's set up calls it before it reads any data.
+TrainOptions resolve_session_options(const SessionRequest& request, const run::RunFolder& folder,
+                                     bool leader, const data::Collection* given_data);
 
 class Session {
  public:
