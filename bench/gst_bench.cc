@@ -14,8 +14,8 @@
 
 #include "bench_graphs.h"
 #include "data/collection.h"
-#include "model/ranker.h"
-#include "model/threads.h"
+#include "model/forward/ranker.h"
+#include "model/kernels/threads.h"
 #include "train/gst.h"
 #include "train/losses.h"
 #include "train/sampler.h"

@@ -10,10 +10,10 @@
 #include "bench_graphs.h"
 #include "data/configs.h"
 #include "data/graph.h"
-#include "model/config_reach.h"
-#include "model/graph_tensors.h"
-#include "model/ranker.h"
-#include "model/threads.h"
+#include "model/forward/config_reach.h"
+#include "model/forward/graph_tensors.h"
+#include "model/forward/ranker.h"
+#include "model/kernels/threads.h"
 
 namespace {
 

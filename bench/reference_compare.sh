@@ -7,7 +7,7 @@
 # S (10), REFERENCE_STEPS (4), GRAPHCOST_STEPS (40), THREADS (2); DATA_FOLDER (a folder of .npz
 # files to use instead of synthetic ones, e.g. one written by `graphcost ingest`); COLLECTION (the
 # collection id of DATA_FOLDER or of the synthetic files, default layout:xla:random; a "default"
-# search changes a few nodes per configuration, so rows share classes: model/config_classes.h);
+# search changes a few nodes per configuration, so rows share classes: model/forward/config_classes.h);
 # RANDOM_SEARCH (independent or tied: the synthetic random search, every node on its own or tied
 # groups with a few assignments each as in real random-search files; synth/generator.h);
 # REFERENCE_MALLOC (tcmalloc, the default where installed, or glibc; see below).
@@ -115,7 +115,7 @@ delta_rate=$rate
 # The help text is read whole first: `grep -q` closing the pipe early would fail under pipefail.
 train_help=$("$bin" train --help 2>&1)
 if grep -q -- --share-rows <<< "$train_help"; then
-  # What computing one row per class of locally equal configurations buys (model/config_classes.h):
+  # What computing one row per class of locally equal configurations buys (model/forward/config_classes.h):
   # the same exact delta evaluation with every configuration's row computed.
   echo "== graphcost train --share-rows false (every configuration's row): $graphcost_steps steps"
   train_run every_row --share-rows false

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How many rows one row per class of locally equal configurations leaves (model/config_classes.h).
+"""How many rows one row per class of locally equal configurations leaves (model/forward/config_classes.h).
 
 usage: bench/row_sharing_probe.py SLATE_SIZES FILE.npz [FILE.npz ...]   e.g. 16,64 a.npz
 

@@ -14,7 +14,7 @@
 
 #include "core/atomic_file.h"
 #include "core/progress.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 #include "serve/rank_request.h"
 #include "serve/rank_service.h"
 

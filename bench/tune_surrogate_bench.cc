@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "eval/metrics.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 #include "tune/bayesian_search.h"
 #include "tune/model_guided_search.h"
 #include "tune/transfer.h"

@@ -14,7 +14,7 @@
 #include "eval/summary.h"
 #include "infer/scoring.h"
 #include "io/collection_readers.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 #include "python/src/bindings.h"
 
 namespace graphcost::python {

@@ -9,7 +9,7 @@
 #include "cli/scoring.h"
 #include "core/error.h"
 #include "io/collection_readers.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 
 namespace graphcost::cli {
 

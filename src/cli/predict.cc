@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "eval/submission.h"
 #include "io/collection_readers.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 
 namespace graphcost::cli {
 

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 #include "serve/http_server.h"
 
 namespace graphcost::cli {

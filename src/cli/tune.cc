@@ -10,7 +10,7 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/progress.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 #include "tune/campaign.h"
 #include "tune/genetic_search.h"
 #include "tune/measure_command.h"

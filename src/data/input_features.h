@@ -1,5 +1,5 @@
 // Optional extra node inputs computed from a graph (plain C++; the model's tensors are built from
-// them in model/graph_tensors.cc). See docs/features.md.
+// them in model/forward/graph_tensors.cc). See docs/features.md.
 #pragma once
 
 #include <array>

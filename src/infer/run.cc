@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "infer/scoring.h"
+#include "model/io/model_file.h"
 #include "run/run_folder.h"
 
 namespace graphcost::infer {

@@ -12,11 +12,11 @@
 #include "dist/collectives.h"
 #include "eval/ensemble.h"
 #include "infer/scoring.h"
-#include "model/graph_tensors.h"
-#include "model/predict.h"
-#include "model/threads.h"
-#include "model/tta.h"
-#include "model/uncertainty.h"
+#include "model/forward/graph_tensors.h"
+#include "model/kernels/threads.h"
+#include "model/scoring/predict.h"
+#include "model/scoring/tta.h"
+#include "model/scoring/uncertainty.h"
 
 namespace graphcost::infer {
 

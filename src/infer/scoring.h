@@ -17,8 +17,8 @@
 #include "data/collection.h"
 #include "dist/group.h"
 #include "eval/summary.h"
-#include "model/ranker.h"
-#include "model/segments.h"
+#include "model/forward/ranker.h"
+#include "model/forward/segments.h"
 #include "run/run_config.h"
 #include "xgb/ranker.h"
 
@@ -76,8 +76,8 @@ struct ScoringOptions {
   int64_t mc_samples = 0;         // > 0: neural runs score by the mean of this many MC-dropout passes
   uint64_t seed = 0;
   int64_t slate_size = 256;
-  int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
-  // Attention models: > 0 scores against this many fixed anchors (model/tta.h); kAutoAnchors
+  int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/scoring/tta.h)
+  // Attention models: > 0 scores against this many fixed anchors (model/scoring/tta.h); kAutoAnchors
   // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
   // slates of slate_size.
   int64_t anchors = kAutoAnchors;

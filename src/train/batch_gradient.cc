@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
-#include "model/threads.h"
+#include "model/kernels/threads.h"
 
 namespace graphcost::train {
 

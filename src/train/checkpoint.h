@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 #include "train/gst.h"
 #include "train/options.h"
 #include "train/swa.h"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "data/collection.h"
-#include "model/ranker.h"
-#include "model/segments.h"
+#include "model/forward/ranker.h"
+#include "model/forward/segments.h"
 #include "train/options.h"
 
 namespace graphcost::train {

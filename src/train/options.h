@@ -1,7 +1,7 @@
 // Everything a training run is configured by, with defaults next to the fields. Saved in full
 // as RUN_DIR/config.json so any run can be reproduced. The fields are listed once, in field tables
 // (core/option_table.h): the data group (data/data_options.h), the training group
-// (train_option_fields) and the model's (model/model_options.h); JSON, checks, the resume rule,
+// (train_option_fields) and the model's (model/options/model_options.h); JSON, checks, the resume rule,
 // `train`'s flags and `sweep`'s pre-check all come from them. Plain C++: no LibTorch.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 #include "core/option_table.h"
 #include "data/data_options.h"
-#include "model/model_options.h"
+#include "model/options/model_options.h"
 
 namespace graphcost::train {
 
@@ -45,7 +45,7 @@ struct TrainOptions : data::DataOptions {
   uint64_t seed = 0;
   int threads = 0;  // <= 0: all cores
   // Layout: one row per class of configurations that agree on a node's neighbourhood in the
-  // per-configuration matmuls (model/config_classes.h). Exact; false computes every row, for
+  // per-configuration matmuls (model/forward/config_classes.h). Exact; false computes every row, for
   // measuring what it saves.
   bool share_rows = true;
   // Graph Segment Training (docs/gst.md): graphs cut into segments of at most gst_segment_nodes

@@ -17,7 +17,7 @@
 
 #include "core/random.h"
 #include "data/collection.h"
-#include "model/graph_tensors.h"
+#include "model/forward/graph_tensors.h"
 
 namespace graphcost::train {
 

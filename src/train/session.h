@@ -20,7 +20,7 @@
 
 #include "data/collection.h"
 #include "dist/group.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 #include "run/run_folder.h"
 #include "train/options.h"
 #include "train/sampler.h"

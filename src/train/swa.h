@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 
 namespace graphcost::train {
 

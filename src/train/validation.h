@@ -10,7 +10,7 @@
 #include "data/collection.h"
 #include "dist/group.h"
 #include "eval/summary.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 #include "train/options.h"
 #include "train/sampler.h"
 

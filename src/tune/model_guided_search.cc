@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "infer/scoring.h"
-#include "model/predict.h"
+#include "model/scoring/predict.h"
 #include "run/run_folder.h"
 #include "train/losses.h"
 

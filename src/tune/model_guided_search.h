@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "data/graph.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 #include "tune/campaign.h"
 
 namespace graphcost::tune {
@@ -31,7 +31,7 @@ struct ModelGuidedOptions {
 // Mean and standard deviation over `samples` passes with dropout active (train mode; nothing is
 // trained) of the scores of the listed configurations, about slate_size scores per forward. The
 // model's mode is restored. Our own small helper, so as not to clash with
-// model/uncertainty.h's mc_dropout_scores.
+// model/scoring/uncertainty.h's mc_dropout_scores.
 std::pair<std::vector<double>, std::vector<double>> tune_mc_scores(
     model::Ranker& ranker, const model::GraphTensors& graph, const data::ConfigView& configs,
     const std::vector<int64_t>& config_indices, int64_t samples, int64_t slate_size = 4096);

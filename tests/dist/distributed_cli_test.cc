@@ -16,7 +16,8 @@
 
 #include "core/atomic_file.h"
 #include "launch.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
+#include "model/io/model_file.h"
 
 namespace {
 

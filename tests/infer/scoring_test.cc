@@ -7,8 +7,8 @@
 #include "../model/options_testing.h"
 #include "../model/random_graph.h"
 #include "core/random.h"
-#include "model/predict.h"
-#include "model/tta.h"
+#include "model/scoring/predict.h"
+#include "model/scoring/tta.h"
 
 namespace graphcost::infer {
 namespace {

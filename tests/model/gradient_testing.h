@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 
 namespace graphcost::model::testing {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "data/configs.h"
-#include "model/ranker.h"
+#include "model/forward/ranker.h"
 
 namespace graphcost::model::testing {
 

@@ -11,8 +11,8 @@
 #include "../model/options_testing.h"
 #include "../model/random_graph.h"
 #include "core/error.h"
-#include "model/ranker.h"
-#include "model/threads.h"
+#include "model/forward/ranker.h"
+#include "model/kernels/threads.h"
 #include "train/losses.h"
 
 namespace graphcost::train {

@@ -10,6 +10,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "model/io/model_file.h"
 #include "test_collection.h"
 #include "train/losses.h"
 #include "train/trainer.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.h"
-#include "model/predict.h"
+#include "model/io/model_file.h"
 #include "../io/temp_dir.h"
 #include "test_collection.h"
 #include "train/interrupt.h"

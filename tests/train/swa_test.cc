@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "model/io/model_file.h"
 #include "test_collection.h"
 #include "train/trainer.h"
 

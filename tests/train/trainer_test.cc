@@ -9,12 +9,13 @@
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "eval/metrics.h"
-#include "model/predict.h"
-#include "model/threads.h"
-#include "model/tta.h"
-#include "train/sampler.h"
+#include "model/io/model_file.h"
+#include "model/kernels/threads.h"
+#include "model/scoring/predict.h"
+#include "model/scoring/tta.h"
 #include "test_collection.h"
 #include "train/checkpoint.h"
+#include "train/sampler.h"
 
 namespace graphcost::train {
 namespace {

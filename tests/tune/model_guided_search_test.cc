@@ -7,7 +7,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "model/predict.h"
+#include "model/io/model_file.h"
+#include "model/scoring/predict.h"
 #include "test_space.h"
 
 namespace graphcost::tune {

@@ -1,0 +1,70 @@
+// The options of a cost model (model::Ranker), with defaults next to the fields, and their field
+// table (core/option_table.h): config.json's "model" object, the checks and the `train` flags
+// all come from it. Plain C++: option code includes this, not model/forward/ranker.h.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/option_table.h"
+#include "data/configs.h"
+
+namespace graphcost::model {
+
+struct ModelOptions {
+  data::ConfigKind kind = data::ConfigKind::Layout;  // from the data
+  int64_t node_feature_width = 140;  // from the data
+  int64_t config_width = 18;         // from the data
+  int64_t num_opcodes = 256;         // opcode ids are < num_opcodes
+  int64_t opcode_embedding = 12;
+  int64_t node_feature_dim = 20;  // linear compression of the node features
+  int64_t config_embedding = 0;   // 0: raw config features fused directly
+  // GraphSAGE output widths, one per layer (268,109 parameters for layout:xla with the defaults).
+  std::vector<int64_t> hidden = {146, 146, 146, 146};
+  double dropout = 0.0;                   // after every layer; shared by a slate at unreached nodes
+  std::string activation = "leaky_relu";  // leaky_relu, relu, gelu, silu or tanh
+  // Graph Segment Training (docs/gst.md): a whole graph is scored as the sum of its segments of
+  // at most segment_nodes nodes (0: the whole graph at once), cut by segment_partition
+  // ("contiguous" or "metis"). Read by score_configs and validation, not by forward(). Set by
+  // training from its gst_segment_nodes and gst_partition (train/options.h), not by a flag.
+  int64_t segment_nodes = 0;
+  std::string segment_partition = "contiguous";
+  // Extra node inputs (docs/features.md), built into GraphTensors by make_graph_tensors:
+  bool minus_one_padding = false;  // node layout columns one-hot like the configurations
+  bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
+  int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
+  bool virtual_node = false;       // a virtual output node fed by every sink
+  // Architecture options (docs/model-options.md); the defaults give the model above.
+  std::string architecture = "sage";  // "sage", or "mlp": node features + configuration (tile)
+  std::string head = "score";         // "score", or "pairwise": P(a faster than b), ranked by wins
+  int64_t pairwise_references = 64;   // pairwise: configurations each one is compared with
+  bool attention = false;             // cross-configuration attention over the slate
+  double attention_temperature = 0.5;  // its temperature's initial value
+  bool graph_norm = false;  // GraphNorm after every SAGE layer (forces the dense forward)
+};
+
+// Every field of ModelOptions: JSON key, flag (empty for the fields the data or the training
+// options set), help, check.
+OptionTable<ModelOptions> model_option_fields();
+
+// True when `name` is one of leaky_relu, relu, gelu, silu, tanh (model/layers/activation.h).
+bool is_activation_name(const std::string& name);
+
+// Checks every field (model_option_fields' checks); the first bad one is an Error
+// "model options: <key>: <problem>".
+void check_model_options(const ModelOptions& options);
+
+// Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
+// so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"
+// column is 1 at the configurable nodes and 0 elsewhere. Tile values pass through sign(x) *
+// log(1 + |x|). Width of one node's configuration input for these options:
+int64_t config_input_width(const ModelOptions& options);
+
+void to_json(nlohmann::json& j, const ModelOptions& options);
+// Reads the keys present over the current values; an unknown key or a wrong type is an Error
+// "model options: <key>: <problem>". Values are checked by check_model_options.
+void from_json(const nlohmann::json& j, ModelOptions& options);
+
+}  // namespace graphcost::model

@@ -1,0 +1,161 @@
+// The optional node inputs of docs/features.md through graph tensors and the ranker.
+#include <gtest/gtest.h>
+
+#include "../gradient_testing.h"
+#include "../random_graph.h"
+#include "core/error.h"
+#include "data/input_features.h"
+#include "model/forward/ranker.h"
+
+namespace graphcost::model {
+namespace {
+
+// A random graph with the 140 TpuGraphs columns, where every node has a valid shape and layout.
+data::Graph tpugraphs_like_graph() {
+  data::Graph g = testing::random_graph(64, 90, 4, 140, 10, 9, 3);
+  for (int64_t v = 0; v < g.num_nodes; ++v) {
+    float* row = g.node_features.data() + v * 140;
+    const int64_t rank = v % 5;
+    for (int64_t k = 0; k < 6; ++k) {
+      row[data::kShapeDimsColumn + k] = k < rank ? static_cast<float>(40 * (v + k) + 1) : 0.0f;
+      row[data::kMinorToMajorColumn + k] = k < rank ? static_cast<float>(rank - 1 - k) : 0.0f;
+    }
+  }
+  return g;
+}
+
+ModelOptions options_for(const GraphFeatureOptions& f) {
+  ModelOptions o;
+  o.node_feature_width = 140;
+  o.config_width = 3;
+  o.num_opcodes = 10;
+  o.opcode_embedding = 4;
+  o.node_feature_dim = 3;
+  o.hidden = {8, 8, 6};
+  o.minus_one_padding = f.minus_one_padding;
+  o.shape_mod128 = f.shape_mod128;
+  o.random_walk_steps = f.random_walk_steps;
+  o.virtual_node = f.virtual_node;
+  return o;
+}
+
+GraphFeatureOptions all_on() {
+  GraphFeatureOptions f;
+  f.minus_one_padding = true;
+  f.shape_mod128 = true;
+  f.random_walk_steps = 3;
+  f.virtual_node = true;
+  return f;
+}
+
+TEST(InputFeatures, GraphTensorsCarryTheExtraInputs) {
+  const data::Graph graph = tpugraphs_like_graph();
+  GraphFeatureOptions f = graph_feature_options(options_for(all_on()));
+  EXPECT_EQ(f.virtual_opcode, 10);
+  EXPECT_EQ(extra_feature_width(f), 15);
+  const GraphTensors t = make_graph_tensors(graph, f);
+  ASSERT_EQ(t.num_nodes, 65);
+  ASSERT_EQ(t.node_features.sizes(), (std::vector<int64_t>{65, 155}));
+  EXPECT_EQ(t.opcodes[64].item<int64_t>(), 10);
+  EXPECT_EQ(t.node_features[64].abs().sum().item<float>(), 0.0f);
+  EXPECT_EQ(t.node_features.slice(1, 134, 140).abs().sum().item<float>(), 0.0f);
+  ASSERT_EQ(t.node_layout.sizes(), (std::vector<int64_t>{65, 6}));
+  EXPECT_TRUE(torch::equal(t.node_layout[64], torch::full({6}, -1.0f)));
+  // Node 7 has rank 2: layout [1, 0], then padding.
+  EXPECT_TRUE(
+      torch::equal(t.node_layout[7], torch::tensor({1.0f, 0.0f, -1.0f, -1.0f, -1.0f, -1.0f})));
+  // Shape dim 0 of node 7 is 281 = 2 * 128 + 25: columns 140 (remainder) and 146 (quotient).
+  EXPECT_FLOAT_EQ(t.node_features[7][140].item<float>(), std::log1p(25.0f));
+  EXPECT_FLOAT_EQ(t.node_features[7][146].item<float>(), std::log1p(2.0f));
+  const std::vector<float> walks = data::random_walk_diagonals(graph, 3);
+  for (int64_t v = 0; v < 64; ++v)
+    for (int64_t k = 0; k < 3; ++k)
+      EXPECT_EQ(t.node_features[v][152 + k].item<float>(), walks[v * 3 + k]);
+  // The virtual node consumes every sink of the graph.
+  int64_t sinks = 0;
+  for (int64_t v = 0; v < 64; ++v) sinks += graph.users.degree(v) == 0;
+  EXPECT_EQ(t.operand_offsets[65].item<int64_t>() - t.operand_offsets[64].item<int64_t>(), sinks);
+}
+
+TEST(InputFeatures, OptionsNeedTheTpuGraphsColumns) {
+  const data::Graph narrow = testing::random_graph(10, 12, 0, 5, 10, 3, 1);
+  GraphFeatureOptions f;
+  f.shape_mod128 = true;
+  EXPECT_THROW(make_graph_tensors(narrow, f), Error);
+  f.shape_mod128 = false;
+  f.random_walk_steps = 2;
+  f.virtual_node = true;
+  EXPECT_EQ(make_graph_tensors(narrow, f).node_features.size(1), 7);
+  data::Graph bad = tpugraphs_like_graph();
+  bad.node_features[3 * 140 + 135] = 2.5f;
+  GraphFeatureOptions padding;
+  padding.minus_one_padding = true;
+  EXPECT_THROW(make_graph_tensors(bad, padding), Error);
+}
+
+TEST(InputFeatures, DeltaForwardMatchesDenseWithEveryOption) {
+  const data::Graph graph = tpugraphs_like_graph();
+  const GraphFeatureOptions f = all_on();
+  const GraphTensors t = make_graph_tensors(graph, f);
+  torch::manual_seed(0);
+  Ranker model(options_for(f));
+  Slate slate;
+  slate.graph = &t;
+  slate.config_features =
+      torch::randint(-1, 6, {4, t.configurable_nodes.size(0), 3}).to(torch::kFloat);
+  const torch::Tensor sparse = model->forward(slate), dense = model->forward_dense(slate);
+  testing::expect_same_scores_and_gradients(model, sparse, dense, torch::randn({4}));
+}
+
+TEST(InputFeatures, NodeLayoutChangesTheScore) {
+  data::Graph graph = tpugraphs_like_graph();
+  GraphFeatureOptions f;
+  f.minus_one_padding = true;
+  torch::manual_seed(1);
+  Ranker model(options_for(f));
+  const GraphTensors t = make_graph_tensors(graph, f);
+  Slate slate;
+  slate.graph = &t;
+  slate.config_features = torch::zeros({1, t.configurable_nodes.size(0), 3});
+  const float before = model->forward(slate).item<float>();
+  // Node 4 has rank 4; another layout of the same shape is another input.
+  float* row = graph.node_features.data() + 4 * 140 + data::kMinorToMajorColumn;
+  std::swap(row[0], row[1]);
+  const GraphTensors changed = make_graph_tensors(graph, f);
+  slate.graph = &changed;
+  EXPECT_NE(model->forward(slate).item<float>(), before);
+}
+
+TEST(InputFeatures, ParameterCountGrowsByTheExtraInputs) {
+  const ModelOptions base = options_for({});
+  const ModelOptions extended = options_for(all_on());
+  // + 15 node-feature columns into node_linear, + one opcode row, + 6 x 7 one-hot inputs in each
+  // of the first layer's three blocks.
+  EXPECT_EQ(Ranker(extended)->parameter_count() - Ranker(base)->parameter_count(),
+            15 * 3 + 4 + 3 * 42 * 8);
+}
+
+TEST(InputFeatures, TensorsAndModelMustAgree) {
+  const data::Graph graph = tpugraphs_like_graph();
+  const GraphTensors plain = make_graph_tensors(graph);
+  for (const GraphFeatureOptions& f : {all_on(), GraphFeatureOptions{true, false, 0, false, 0}}) {
+    Ranker model(options_for(f));
+    Slate slate;
+    slate.graph = &plain;
+    slate.config_features = torch::zeros({2, plain.configurable_nodes.size(0), 3});
+    EXPECT_THROW(model->forward(slate), Error);
+  }
+}
+
+TEST(InputFeatures, OptionsRoundTripThroughJson) {
+  const ModelOptions o = options_for(all_on());
+  const nlohmann::json j = o;
+  EXPECT_EQ(j.at("minus_one_padding"), true);
+  EXPECT_EQ(j.at("random_walk_steps"), 3);
+  const ModelOptions back = j.get<ModelOptions>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  EXPECT_THROW(nlohmann::json({{"random_walk_steps", "many"}}).get<ModelOptions>(), Error);
+}
+
+}  // namespace
+}  // namespace graphcost::model
