@@ -24,7 +24,7 @@ namespace {
 // One or several runs, loaded as eval and predict load them.
 struct PyModel {
   std::vector<std::string> run_dirs;
-  std::vector<infer::Run> runs;
+  std::vector<infer::TrainedModel> runs;
   std::string collection;  // what the runs were trained on ("" when unknown)
   std::string ensemble = "mean";
 };
@@ -294,7 +294,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("collection", [](const PyModel& p) { return p.collection; })
       .def_property_readonly("kind", [](const PyModel& p) {
         std::vector<std::string> kinds;
-        for (const infer::Run& r : p.runs) kinds.push_back(r.xgb ? "xgboost" : "neural");
+        for (const infer::TrainedModel& r : p.runs) kinds.push_back(r.xgb ? "xgboost" : "neural");
         return kinds;
       })
       .def("_score", [](PyModel& p, const py::object& target, const py::object& configs,

@@ -3,19 +3,14 @@
 // the --config path), a progress callback, and Ctrl-C stopping with a checkpoint.
 #include <Python.h>
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <pybind11/stl.h>
 
-#include "cli/run_folder.h"
-#include "core/error.h"
-#include "data/prune.h"
-#include "io/collection_readers.h"
-#include "run/folder_lock.h"
 #include "python/src/bindings.h"
-#include "train/checkpoint.h"
-#include "train/trainer.h"
+#include "run/run_folder.h"
+#include "train/interrupt.h"
+#include "train/session.h"
 
 namespace graphcost::python {
 
@@ -41,53 +36,22 @@ nlohmann::json nest_model_options(nlohmann::json given) {
 py::dict train_run(const std::string& options_json, const std::string& out, bool resume,
                    bool overwrite, const py::object& progress) {
   const nlohmann::json given = nest_model_options(nlohmann::json::parse(options_json));
-  train::TrainOptions options;
   std::optional<py::error_already_set> raised;  // from the callback or Ctrl-C
   train::TrainResult result;
   {
     py::gil_scoped_release release;
-    // One writer per run folder, as the CLI's train (train() shares this lock).
-    run::FolderLock folder_lock(out, "graphcost.train (Python)");
-    const std::string checkpoint = out + "/checkpoint.pt";
-    if (resume) {
-      // As train --resume: the stored options, of which only these may be given otherwise.
-      check_data(!overwrite, "train", "overwrite", "not with resume");
-      check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
-      options = train::read_checkpoint_options(checkpoint);
-      // As train --resume: the table's resume rule, not a list of keys of its own.
-      train::TrainOptions given_options = options;
-      train::from_json(given, given_options);
-      std::string changed, free;
-      for (const std::string& key : train::options_fixed_on_resume_that_differ(options, given_options))
-        changed += (changed.empty() ? "" : ", ") + key;
-      for (const std::string& flag : train::resume_free_flags())
-        free += (free.empty() ? "" : ", ") + flag.substr(2);
-      std::replace(free.begin(), free.end(), '-', '_');
-      check_data(changed.empty(), out, "resume",
-                 "the run keeps its stored options, but these were given otherwise: " + changed +
-                     " (only " + free + " may change)");
-    }
-    train::from_json(given, options);
-    check_data(!options.data.empty(), "train", "data", "no dataset path given");
-    if (!resume) cli::check_new_run_folder(out, overwrite, true);
-    train::check_train_options(options);
-    // As the CLI: a collection folder given as data names the collection unless one is given.
-    if (!resume && !given.contains("collection")) {
-      if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
-    }
-    const data::CollectionId id = data::CollectionId::parse(options.collection);
-    data::LoadOptions load;
-    load.skip_invalid = options.skip_invalid;
-    load.exclude = options.exclude;
-    load.prune_hops = options.prune_hops;
-    load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
-    auto train_set = io::open_collection(options.data, id, options.split, load);
-    std::unique_ptr<data::Collection> valid_set;
-    if (!options.valid_split.empty())
-      valid_set = io::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
-                                        id, options.valid_split, load);
-    if (overwrite) cli::remove_run_files(out);
+    // As the CLI's train: the session applies the resume rules and checks the options.
+    train::SessionRequest request;
+    request.run_dir = out;
+    request.resume = resume;
+    request.overwrite = overwrite;
+    request.apply_given = [&](train::TrainOptions& options) { train::from_json(given, options); };
+    request.collection_given = given.contains("collection");
+    request.names = train::OptionNames::Keywords;
+    request.writer = "graphcost.train (Python)";
+    train::Session session(request);
     train::clear_stop_request();
+    const int64_t iterations = session.options().iterations;
     // Python's own SIGINT handler stays: it flags the signal, and the observer, holding the GIL,
     // runs it (PyErr_CheckSignals raises KeyboardInterrupt) and asks the loop to stop, which
     // writes the checkpoint as the CLI's handler does.
@@ -97,7 +61,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
       try {
         if (PyErr_CheckSignals() != 0) throw py::error_already_set();
         if (!progress.is_none()) {
-          progress(iteration, options.iterations,
+          progress(iteration, iterations,
                    logged.is_null() ? py::object(py::none())
                                     : py::module_::import("json").attr("loads")(logged.dump()));
         }
@@ -106,15 +70,15 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
         train::request_stop();
       }
     };
-    result = train::train(options, *train_set, valid_set.get(), out, resume, nullptr, observer);
+    result = train::train(session, observer);
   }
   if (raised) {
     // The checkpoint is written; the exception (KeyboardInterrupt, or the callback's) goes on,
     // with where to resume from in its notes.
     std::fprintf(stderr,
-                 "train: stopped at iteration %lld; checkpoint in %s/checkpoint.pt (continue with "
-                 "resume=True)\n",
-                 static_cast<long long>(result.iterations), out.c_str());
+                 "train: stopped at iteration %lld; checkpoint in %s (continue with resume=True)\n",
+                 static_cast<long long>(result.iterations),
+                 run::RunFolder(out).checkpoint_path().c_str());
     raised->restore();
     throw py::error_already_set();
   }

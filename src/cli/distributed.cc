@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "core/atomic_file.h"
 #include "dist/collectives.h"
+#include "run/run_folder.h"
 
 namespace graphcost::cli {
 
@@ -35,12 +36,9 @@ void check_same_scoring_start(dist::Group& group, const std::string& options,
                               const data::Collection& collection) {
   dist::check_same_on_every_rank(group, "options", options);
   std::string models;
-  for (const std::string& dir : run_dirs) {
-    for (const char* file : {"model.pt", "model.xgb"}) {
-      const std::filesystem::path path = std::filesystem::path(dir) / file;
-      if (std::filesystem::exists(path)) models += dist::bytes_digest(read_file(path.string())) + " ";
-    }
-  }
+  for (const std::string& dir : run_dirs)
+    for (const std::string& path : run::RunFolder(dir).model_paths())
+      models += dist::bytes_digest(read_file(path)) + " ";
   dist::check_same_on_every_rank(group, "models", models);
   dist::check_same_on_every_rank(group, "data", dist::collection_digest(collection));
 }

@@ -43,7 +43,7 @@ void run_eval(const EvalOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   infer::set_threads(o.threads);
   if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
-  std::vector<infer::Run> runs;
+  std::vector<infer::TrainedModel> runs;
   std::string collection = o.source.collection;
   if (!o.run_dirs.empty()) {
     std::string trained_on;

@@ -33,7 +33,7 @@ void run_predict(const PredictOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   infer::set_threads(o.threads);
   std::string trained_on;
-  std::vector<infer::Run> runs = infer::load_runs(o.run_dirs, trained_on);
+  std::vector<infer::TrainedModel> runs = infer::load_runs(o.run_dirs, trained_on);
   std::string collection = o.source.collection.empty() ? trained_on : o.source.collection;
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);

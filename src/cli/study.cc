@@ -20,7 +20,6 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
-#include "cli/run_folder.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/collection.h"
@@ -28,8 +27,8 @@
 #include "eval/summary.h"
 #include "infer/scoring.h"
 #include "io/collection_readers.h"
-#include "run/folder_lock.h"
 #include "run/run_config.h"
+#include "run/run_folder.h"
 #include "study/pruner.h"
 #include "study/report.h"
 #include "study/sampler.h"
@@ -37,9 +36,10 @@
 #include "study/storage.h"
 #include "sweep/spec.h"
 #include "train/interrupt.h"
-#include "train/trainer.h"
+#include "train/session.h"
 #include "xgb/options.h"
 #include "xgb/ranker.h"
+#include "xgb/run_writer.h"
 
 namespace graphcost::cli {
 
@@ -113,22 +113,79 @@ std::optional<double> train_xgboost_trial(const json& base, const json& params,
   xgb::from_json(wrapper["xgboost"], options);
   options.threads = threads;
   xgb::check_xgb_options(options);
-  const run::FolderLock folder_lock(run_dir, "graphcost study (xgboost trial)");
+  const run::RunFolder folder(run_dir);
+  const auto folder_lock = folder.lock("graphcost study (xgboost trial)");
   const xgb::XgbRanker ranker = xgb::XgbRanker::train(train_set, options);
-  ranker.save((fs::path(run_dir) / "model.xgb").string());
   json data_json = base;
   data_json.erase("xgboost");
   train::TrainOptions data_options;  // the data part of the base
   train::from_json(data_json, data_options);
-  write_xgboost_run(run_dir, ranker, data_options, id);
+  xgb::write_run(folder, ranker, data_options, id);
   // Scored as eval scores a run: every configuration of every validation graph.
-  std::vector<infer::Run> runs{infer::load_run(run_dir)};
+  std::vector<infer::TrainedModel> runs{infer::load_run(run_dir)};
   const infer::Scorer scorer(infer::ScoringOptions{}, runs);
   const eval::MetricTable table =
       eval::evaluate(id.kind, infer::score_collection(scorer, valid_set, 0));
   for (size_t m = 0; m < table.metric_names.size(); ++m)
     if (table.metric_names[m] == metric && std::isfinite(table.means[m])) return table.means[m];
   return std::nullopt;
+}
+
+// A neural trial: a training session on the worker's data with `options_json` (the base options
+// and the trial's parameters), each validation of `metric` reported to the study, whose pruner
+// may stop it. Sets value as each validation reports it, and state (and message) when the trial
+// did not complete.
+void train_neural_trial(const json& options_json, int threads, const std::string& run_dir,
+                        const data::Collection& train_set, const data::Collection& valid_set,
+                        const std::string& metric, bool maximize, study::Storage& storage,
+                        int64_t study_id, study::Pruner& pruner, study::TrialRecord& trial,
+                        std::optional<double>& value, study::TrialState& state,
+                        std::string& message) {
+  // The trial's folder is its own: written over as it stands (a trial whose worker was lost runs
+  // again under a new number, in a new folder).
+  train::SessionRequest request;
+  request.run_dir = run_dir;
+  request.reuse_folder = true;
+  request.collection_given = true;
+  request.apply_given = [&](train::TrainOptions& options) {
+    train::from_json(options_json, options);
+    options.threads = threads;  // checked by the session, before it writes anything
+  };
+  train::Session session(request, train_set, &valid_set);
+  const int64_t iterations = session.options().iterations;
+  bool pruned = false;
+  auto last_beat = std::chrono::steady_clock::now();
+  auto observer = [&](int64_t iteration, const json& logged) {
+    const auto now = std::chrono::steady_clock::now();
+    if (logged.is_object() && logged.contains(metric) && logged[metric].is_number()) {
+      const double v = logged[metric].get<double>();
+      storage.report(study_id, trial.number, iteration, v);
+      trial.intermediate[iteration] = v;
+      value = v;
+      last_beat = now;
+      if (iteration < iterations &&
+          pruner.should_prune(trial, iteration, storage.trials(study_id), maximize)) {
+        pruned = true;
+        train::request_stop();
+      }
+    } else if (now - last_beat > std::chrono::seconds(10)) {
+      storage.heartbeat(study_id, trial.number);
+      last_beat = now;
+    }
+  };
+  const train::TrainResult result = train::train(session, observer);
+  if (pruned) {
+    state = study::TrialState::Pruned;
+    train::clear_stop_request();
+  } else if (result.interrupted) {
+    state = study::TrialState::Failed;
+    message = "interrupted";
+  } else if (result.last_validation.contains(metric) && result.last_validation[metric].is_number()) {
+    value = result.last_validation[metric].get<double>();
+  } else {
+    state = study::TrialState::Failed;
+    message = "validation reported no " + metric;
+  }
 }
 
 // One worker: claims and trains trials until the study holds --trials of them.
@@ -189,8 +246,6 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
 
     study::TrialRecord trial = *claimed;
     trial.params = params;
-    bool pruned = false;
-    auto last_beat = std::chrono::steady_clock::now();
     std::optional<double> value;
     std::string message;
     study::TrialState state = study::TrialState::Complete;
@@ -202,58 +257,24 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
           message = "validation reported no " + metric;
         }
       } else {
-        train::TrainOptions options;
-        train::from_json(trial_json, options);
-        options.threads = threads;  // checked by the trainer, before it writes anything
-        auto observer = [&](int64_t iteration, const json& logged) {
-          const auto now = std::chrono::steady_clock::now();
-          if (logged.is_object() && logged.contains(metric) && logged[metric].is_number()) {
-            const double v = logged[metric].get<double>();
-            storage->report(study_id, number, iteration, v);
-            trial.intermediate[iteration] = v;
-            value = v;
-            last_beat = now;
-            if (iteration < options.iterations &&
-                pruner->should_prune(trial, iteration, storage->trials(study_id), maximize)) {
-              pruned = true;
-              train::request_stop();
-            }
-          } else if (now - last_beat > std::chrono::seconds(10)) {
-            storage->heartbeat(study_id, number);
-            last_beat = now;
-          }
-        };
-        const train::TrainResult result =
-            train::train(options, *train_set, valid_set.get(), run_dir, false, nullptr, observer);
-        if (pruned) {
-          state = study::TrialState::Pruned;
-          train::clear_stop_request();
-        } else if (result.interrupted) {
-          state = study::TrialState::Failed;
-          message = "interrupted";
-        } else if (result.last_validation.contains(metric) &&
-                   result.last_validation[metric].is_number()) {
-          value = result.last_validation[metric].get<double>();
-        } else {
-          state = study::TrialState::Failed;
-          message = "validation reported no " + metric;
-        }
+        train_neural_trial(trial_json, threads, run_dir, *train_set, *valid_set, metric, maximize,
+                           *storage, study_id, *pruner, trial, value, state, message);
       }
     } catch (const Error& e) {
       state = study::TrialState::Failed;
       message = e.what();
     }
     const char* state_name = study::trial_state_name(state);
-    // The run folder says how its trial ended (a pruned run has a checkpoint, no model.pt).
+    // The run folder says how its trial ended (a pruned run has a checkpoint, no model).
     std::error_code ignored;
     if (fs::is_directory(run_dir, ignored))
-      write_file_atomically(
-          (fs::path(run_dir) / "trial.json").string(),
-          json{{"study", c.study}, {"trial", number}, {"state", state_name}, {"objective", metric},
+      run::RunFolder(run_dir).write_state(
+          state == study::TrialState::Pruned   ? run::RunState::Pruned
+          : state == study::TrialState::Failed ? run::RunState::Failed
+                                               : run::RunState::Complete,
+          json{{"study", c.study}, {"trial", number}, {"objective", metric},
                {"value", value ? json(*value) : json(nullptr)}, {"params", params},
-               {"message", message}}
-                  .dump(2) +
-              "\n");
+               {"message", message}});
     storage->finish(study_id, number, state, value, message);
     const std::vector<study::TrialRecord> now = storage->trials(study_id);
     const study::TrialRecord* best = study::best_trial(now, maximize);

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "eval/report.h"
 #include "eval/submission.h"
+#include "run/run_folder.h"
 
 namespace graphcost::cli {
 
@@ -37,7 +38,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("run_dir", *run_dir, "a training run folder")->required();
   cmd->callback([run_dir] {
     eval::write_report(*run_dir);
-    std::printf("report: %s/report.html\n", run_dir->c_str());
+    std::printf("report: %s\n", run::RunFolder(*run_dir).report_path().c_str());
   });
 }
 

@@ -1,21 +1,14 @@
 // graphcost train: trains a ranker on one collection and writes a run directory.
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <functional>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/distributed.h"
 #include "cli/option_flags.h"
-#include "cli/run_folder.h"
-#include "core/atomic_file.h"
-#include "core/error.h"
-#include "data/collection.h"
-#include "io/collection_readers.h"
-#include "run/folder_lock.h"
-#include "train/checkpoint.h"
-#include "train/trainer.h"
+#include "run/run_folder.h"
+#include "train/interrupt.h"
+#include "train/session.h"
 
 namespace graphcost::cli {
 
@@ -35,87 +28,30 @@ void run(const TrainCommand& command) {
   // Joined first, so that a bad launch fails before any data is read.
   const std::unique_ptr<dist::Group> group = dist::join(command.launch);
   const bool leader = group == nullptr || group->leader();
-  // One writer per run folder, from the first look at it (its files, --overwrite's removal) to
-  // the last write: rank 0 alone owns the folder (the others may share its storage).
-  std::unique_ptr<run::FolderLock> folder_lock;
-  if (leader) folder_lock = std::make_unique<run::FolderLock>(command.out, "graphcost train");
-  train::TrainOptions options;
-  bool collection_in_config = false;
-  const std::string checkpoint = command.out + "/checkpoint.pt";
+  train::SessionRequest request;
+  request.run_dir = command.out;
+  request.overwrite = command.overwrite;
+  request.config_file = command.config;
+  request.apply_given = [&](train::TrainOptions& options) { command.flags->apply(options); };
+  request.collection_given = command.collection_option->count() > 0;
   // torchrun --max_restarts starts the same command again after a rank failed
   // (TORCHELASTIC_RESTART_COUNT > 0): it resumes from the last checkpoint.
   const char* restarts = std::getenv("TORCHELASTIC_RESTART_COUNT");
-  const bool restarted = restarts != nullptr && std::atoi(restarts) > 0 &&
-                         std::filesystem::exists(checkpoint) && !command.overwrite;
-  if (restarted && leader)
+  request.restarted = restarts != nullptr && std::atoi(restarts) > 0 &&
+                      run::RunFolder(command.out).has_checkpoint() && !command.overwrite;
+  if (request.restarted && leader)
     std::fprintf(stderr, "train: restart %s by the launcher: resuming %s\n", restarts,
-                 checkpoint.c_str());
-  const bool resume = command.resume || restarted;
-  if (resume) {
-    // A resumed run keeps its stored options; explicit --iterations and --threads still apply,
-    // so a finished run can be extended, and --data/--valid-data may say where its data now is.
-    check_data(command.config.empty() || restarted, "train", "--config",
-               "not with --resume (the run keeps its stored options)");
-    check_data(!command.overwrite, "train", "--overwrite", "not with --resume");
-    check_data(std::filesystem::exists(checkpoint), checkpoint, "", "no checkpoint to resume from");
-    options = train::read_checkpoint_options(checkpoint);
-    train::TrainOptions given = options;
-    command.flags->apply(given);
-    std::string changed, free;
-    for (const std::string& key : train::options_fixed_on_resume_that_differ(options, given))
-      changed += (changed.empty() ? "" : ", ") + key;
-    for (const std::string& flag : train::resume_free_flags())
-      free += (free.empty() ? "" : ", ") + flag;
-    check_data(changed.empty(), command.out, "--resume",
-               "the run keeps its stored options, but these were given otherwise: " + changed +
-                   " (only " + free + " may change)");
-  } else if (!command.config.empty()) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_file(command.config));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(command.config, "", std::string("not valid JSON: ") + e.what());
-    }
-    collection_in_config = j.is_object() && j.contains("collection");
-    try {
-      train::from_json(j, options);
-    } catch (const Error& e) {
-      throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
-    }
-  }
-  command.flags->apply(options);
-  check_data(!options.data.empty(), "train", "--data",
-             "no dataset path given (--data or \"data\" in --config)");
-  // Rank 0 alone owns the run folder (the others may share its storage).
-  if (!resume && leader) check_new_run_folder(command.out, command.overwrite, true);
-  // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
-  if (!resume && !collection_in_config && command.collection_option->count() == 0) {
-    if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
-  }
-  const data::CollectionId id = data::CollectionId::parse(options.collection);
-  options.model.kind = id.kind;  // as training resolves it: the model checks depend on it
-  try {
-    train::check_train_options(options);
-  } catch (const Error& e) {
-    if (command.config.empty()) throw;
-    throw Error(command.config, "", e.what());  // "<file>: train options: <key>: <problem>"
-  }
-  const data::LoadOptions load = options.load_options();
-  std::unique_ptr<data::Collection> train_set =
-      io::open_collection(options.data, id, options.split, load);
-  std::unique_ptr<data::Collection> valid_set;
-  if (!options.valid_split.empty())
-    valid_set = io::open_collection(options.valid_data.empty() ? options.data : options.valid_data,
-                                      id, options.valid_split, load);
+                 run::RunFolder(command.out).checkpoint_path().c_str());
+  request.resume = command.resume || request.restarted;
+  train::Session session(request, group.get());
   if (leader)
     std::fprintf(stderr, "train: %s: %lld training graphs, %lld validation graphs\n",
-                 id.str().c_str(), static_cast<long long>(train_set->size()),
-                 static_cast<long long>(valid_set ? valid_set->size() : 0));
-  if (command.overwrite && leader) remove_run_files(command.out);
+                 session.train_set().id().str().c_str(),
+                 static_cast<long long>(session.train_set().size()),
+                 static_cast<long long>(session.valid_set() ? session.valid_set()->size() : 0));
   train::clear_stop_request();
   train::install_interrupt_handler();
-  const train::TrainResult result =
-      train::train(options, *train_set, valid_set.get(), command.out, resume, group.get());
+  const train::TrainResult result = train::train(session);
   if (!leader) return;
   if (group)
     std::fprintf(stderr, "train: %d processes; allreduce %.3f ms and %lld bytes per step\n",
@@ -123,12 +59,12 @@ void run(const TrainCommand& command) {
                  static_cast<long long>(result.allreduce_bytes_per_step));
   if (result.interrupted) {
     std::fprintf(stderr,
-                 "train: stopped at iteration %lld; checkpoint in %s/checkpoint.pt (continue with "
-                 "--resume)\n",
-                 static_cast<long long>(result.iterations), command.out.c_str());
+                 "train: stopped at iteration %lld; checkpoint in %s (continue with --resume)\n",
+                 static_cast<long long>(result.iterations),
+                 session.folder().checkpoint_path().c_str());
   } else {
-    std::fprintf(stderr, "train: %lld iterations; model in %s/model.pt\n",
-                 static_cast<long long>(result.iterations), command.out.c_str());
+    std::fprintf(stderr, "train: %lld iterations; model in %s\n",
+                 static_cast<long long>(result.iterations), session.folder().model_path().c_str());
     std::fprintf(stderr, "train: %.1f%% of the time waiting for data\n",
                  100 * result.data_wait_fraction);
   }

@@ -4,12 +4,12 @@
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
-#include "cli/run_folder.h"
 #include "core/error.h"
 #include "data/collection.h"
 #include "io/collection_readers.h"
-#include "run/folder_lock.h"
+#include "run/run_folder.h"
 #include "xgb/ranker.h"
+#include "xgb/run_writer.h"
 
 namespace graphcost::cli {
 
@@ -25,8 +25,9 @@ struct XgbTrainCommand {
 
 void run_xgb_train(const XgbTrainCommand& command) {
   // One writer per run folder, from the check of its files to the last write.
-  const run::FolderLock folder_lock(command.out, "graphcost xgb train");
-  check_new_run_folder(command.out, command.overwrite, false);
+  const run::RunFolder folder(command.out);
+  const auto folder_lock = folder.lock("graphcost xgb train");
+  folder.check_new(command.overwrite, false);
   // Not named: a collection folder's own (npz/layout/xla/random), else the default.
   const auto named = data::collection_id_in_path(command.source.data);
   const data::CollectionId id = command.collection_option->count() == 0 && named
@@ -41,9 +42,9 @@ void run_xgb_train(const XgbTrainCommand& command) {
                static_cast<long long>(command.options.rounds));
   const xgb::XgbRanker ranker = xgb::XgbRanker::train(*train_set, command.options);
   // The folder exists: the lock made it.
-  if (command.overwrite) remove_run_files(command.out);
-  write_xgboost_run(command.out, ranker, command.source, id);
-  std::fprintf(stderr, "xgb: model in %s/model.xgb\n", command.out.c_str());
+  if (command.overwrite) folder.remove_run_files();
+  xgb::write_run(folder, ranker, command.source, id);
+  std::fprintf(stderr, "xgb: model in %s\n", folder.xgboost_model_path().c_str());
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +10,7 @@
 #include "core/error.h"
 #include "eval/metrics.h"
 #include "eval/svg_plot.h"
+#include "run/run_folder.h"
 
 namespace graphcost::eval {
 
@@ -157,8 +157,8 @@ const char kStyle[] =
 }  // namespace
 
 std::string render_report(const std::string& run_dir) {
-  const std::filesystem::path dir(run_dir);
-  std::map<std::string, Series> series = read_metrics((dir / "metrics.jsonl").string());
+  const run::RunFolder folder(run_dir);
+  std::map<std::string, Series> series = read_metrics(folder.metrics_path());
 
   std::vector<std::string> other_keys;
   for (const auto& entry : series) {
@@ -178,17 +178,14 @@ std::string render_report(const std::string& run_dir) {
   html += section("Training", series, kTrainingKeys);
   html += section("Validation", series, kValidationKeys);
   html += section("Other values", series, other_keys);
-  html += prediction_scatters((dir / "valid_predictions.jsonl").string());
-  const std::filesystem::path config = dir / "config.json";
-  if (std::filesystem::exists(config)) {
-    html += "<h2>Configuration</h2>\n<pre>" + escape_html(read_file(config.string())) + "</pre>\n";
-  }
+  html += prediction_scatters(folder.valid_predictions_path());
+  if (const auto config = folder.config_text())
+    html += "<h2>Configuration</h2>\n<pre>" + escape_html(*config) + "</pre>\n";
   return html + "</body>\n</html>\n";
 }
 
 void write_report(const std::string& run_dir) {
-  write_file_atomically((std::filesystem::path(run_dir) / "report.html").string(),
-                        render_report(run_dir));
+  run::RunFolder(run_dir).write_report(render_report(run_dir));
 }
 
 }  // namespace graphcost::eval

@@ -6,21 +6,23 @@
 #include "data/prune.h"
 #include "infer/scoring.h"
 #include "model/io/model_file.h"
+#include "run/run_folder.h"
 
 namespace graphcost::infer {
 
 namespace fs = std::filesystem;
 
-Run load_run(const std::string& run_dir) {
-  const run::RunConfig config = run::load_run_config(run_dir);
-  Run run;
+TrainedModel load_run(const std::string& run_dir) {
+  const run::RunFolder folder(run_dir);
+  const run::RunConfig config = folder.read_config();
+  TrainedModel run;
   run.dir = run_dir;
   run.collection = config.collection;
   run.prune_hops = config.prune_hops;
   run.prune_seeds = config.prune_seeds;
   run.slate_size = config.slate_size;
   if (config.model_type == run::ModelType::XGBoost) {
-    const std::string config_path = (fs::path(run_dir) / "config.json").string();
+    const std::string config_path = folder.config_path();
     xgb::XgbOptions options;
     check_data(config.options.contains("xgboost"), config_path, "xgboost", "missing");
     try {
@@ -29,11 +31,11 @@ Run load_run(const std::string& run_dir) {
     } catch (const Error& e) {
       throw Error(config_path, "", e.what());
     }
-    const std::string model_path = (fs::path(run_dir) / "model.xgb").string();
-    run.xgb = std::make_shared<const xgb::XgbRanker>(xgb::XgbRanker::load(model_path, options));
+    run.xgb = std::make_shared<const xgb::XgbRanker>(
+        xgb::XgbRanker::load(folder.xgboost_model_path(), options));
     return run;
   }
-  const std::string model_path = (fs::path(run_dir) / "model.pt").string();
+  const std::string model_path = folder.model_path();
   if (!fs::exists(model_path)) throw Error(model_path, "", "no trained model (run `graphcost train` first)");
   run.ranker = model::load_model(model_path);
   return run;
@@ -41,14 +43,14 @@ Run load_run(const std::string& run_dir) {
 
 model::Ranker load_neural_model(const std::string& path) {
   if (!fs::is_directory(path)) return model::load_model(path);
-  const run::RunConfig config = run::load_run_config(path);
-  check_data(config.model_type == run::ModelType::Gnn, path, "model_type",
+  const run::RunFolder folder(path);
+  check_data(folder.read_config().model_type == run::ModelType::Gnn, path, "model_type",
              "an XGBoost run; a neural run (model.pt) is needed here");
-  return model::load_model((fs::path(path) / "model.pt").string());
+  return model::load_model(folder.model_path());
 }
 
-std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection) {
-  std::vector<Run> runs;
+std::vector<TrainedModel> load_runs(const std::vector<std::string>& run_dirs, std::string& collection) {
+  std::vector<TrainedModel> runs;
   std::string first_dir;
   collection.clear();
   for (const std::string& dir : run_dirs) {
@@ -66,7 +68,7 @@ std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string
   return runs;
 }
 
-void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+void check_runs_kind(const std::vector<TrainedModel>& runs, const std::vector<std::string>& run_dirs,
                      const data::CollectionId& id) {
   for (size_t r = 0; r < runs.size(); ++r) {
     if (runs[r].collection.empty()) continue;
@@ -77,7 +79,7 @@ void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string
   }
 }
 
-void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
+void check_run_fits(const TrainedModel& run, const data::Graph& graph, const data::ConfigView& configs,
                     const std::string& where) {
   data::ConfigKind kind;
   int64_t node_width = 0, config_width = 0, opcodes = 0;
@@ -110,7 +112,7 @@ void check_run_fits(const Run& run, const data::Graph& graph, const data::Config
                    trained + "opcodes below " + std::to_string(opcodes) + ")");
 }
 
-void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+void apply_run_pruning(const std::vector<TrainedModel>& runs, const std::vector<std::string>& run_dirs,
                        int prune_hops, data::LoadOptions& load) {
   if (runs.empty()) {  // a baseline: only an explicit --prune applies
     if (prune_hops != kRunPruning) load.prune_hops = prune_hops;

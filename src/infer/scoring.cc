@@ -113,13 +113,16 @@ std::vector<double> baseline_scores(const Scorer& scorer, const data::ConfigView
 // A neural run reads the graph with its own node-input options, and by segments when it was
 // trained that way (docs/gst.md). The strategy: the scorer's --tta, --anchors or --mc-samples
 // (one at most), else anchors for attention models (default_anchors), else plain slates.
-std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph& graph,
+// Graph g's streams are stream_base + g; `ready` holds the graph's tensors when they are at hand.
+std::vector<double> run_scores(const Scorer& scorer, TrainedModel& run, const data::Graph& graph,
                                int64_t g, const data::ConfigView& configs,
-                               const std::vector<int64_t>& indices, std::vector<double>* spread) {
+                               const std::vector<int64_t>& indices, std::vector<double>* spread,
+                               uint64_t stream_base, const model::GraphTensors* ready = nullptr) {
   if (run.xgb) return run.xgb->score(graph, configs, indices);
   const model::ModelOptions& options = run.ranker->options();
-  const model::GraphTensors tensors =
-      model::make_graph_tensors(graph, model::graph_feature_options(options));
+  std::optional<model::GraphTensors> built;
+  if (!ready) built = model::make_graph_tensors(graph, model::graph_feature_options(options));
+  const model::GraphTensors& tensors = ready ? *ready : *built;
   const auto segments = model::segments_for_model(graph, options);
   int64_t anchors = scorer.anchors;
   if (anchors == kAutoAnchors) {
@@ -140,14 +143,14 @@ std::vector<double> run_scores(const Scorer& scorer, Run& run, const data::Graph
   how.anchors = anchors;
   how.tta = scorer.tta;
   how.mc_samples = scorer.mc_samples;
-  how.stream_seed = splitmix64_mix(scorer.seed) + g;
+  how.stream_seed = stream_base + static_cast<uint64_t>(g);
   how.mc_seed = scorer.seed;
   return score_neural(run.ranker, tensors, segments.get(), configs, indices, how, spread);
 }
 
 // A run scores the graphs apart, one per core, unless it is an XGBoost run (threads of its own)
 // or scores by MC dropout (draws from one global generator, in graph order).
-bool scores_apart(const Scorer& scorer, const Run& run) {
+bool scores_apart(const Scorer& scorer, const TrainedModel& run) {
   return !run.xgb && scorer.mc_samples == 0;
 }
 
@@ -158,7 +161,7 @@ std::vector<double> combine(const Scorer& scorer, const std::vector<std::vector<
 
 int64_t neural_run_count(const Scorer& scorer) {
   int64_t count = 0;
-  for (const Run* run : scorer.runs) count += run->xgb ? 0 : 1;
+  for (const TrainedModel* run : scorer.runs) count += run->xgb ? 0 : 1;
   return count;
 }
 
@@ -170,6 +173,21 @@ std::vector<std::unique_ptr<model::RankerModeGuard>> eval_mode_for(const Scorer&
     guards.push_back(
         std::make_unique<model::RankerModeGuard>(scorer.runs[r]->ranker, /*training=*/false));
   return guards;
+}
+
+// The configurations of graph g (of `count`) that `what` scores: its list, or all, or a seeded
+// sample of max_configs drawn from `random` (graph after graph, in order).
+std::vector<int64_t> chosen_configs(const CollectionScoring& what, int64_t count, int64_t g,
+                                    Random& random) {
+  if (what.chosen) return (*what.chosen)[g];
+  std::vector<int64_t> chosen(static_cast<size_t>(count));
+  std::iota(chosen.begin(), chosen.end(), 0);
+  if (what.max_configs > 0 && count > what.max_configs) {
+    random.shuffle(chosen);
+    chosen.resize(what.max_configs);
+    std::sort(chosen.begin(), chosen.end());
+  }
+  return chosen;
 }
 
 }  // namespace
@@ -185,7 +203,7 @@ GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
     return out;
   }
   eval::check_ensemble_method(scorer.ensemble);
-  for (const Run* run : scorer.runs) check_run_fits(*run, graph, configs, graph.name);
+  for (const TrainedModel* run : scorer.runs) check_run_fits(*run, graph, configs, graph.name);
   std::vector<size_t> apart;
   for (size_t r = 0; r < scorer.runs.size(); ++r)
     if (scores_apart(scorer, *scorer.runs[r])) apart.push_back(r);
@@ -197,7 +215,7 @@ GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
     std::unique_ptr<torch::NoGradGuard> no_grad;
     if (scores_apart(scorer, *scorer.runs[r])) no_grad = std::make_unique<torch::NoGradGuard>();
     per_run[r] = run_scores(scorer, *scorer.runs[r], graph, stream, configs, indices,
-                            want_spread ? &out.spread : nullptr);
+                            want_spread ? &out.spread : nullptr, splitmix64_mix(scorer.seed));
   }
   out.scores = combine(scorer, per_run);
   const double neural = static_cast<double>(std::max<int64_t>(1, neural_run_count(scorer)));
@@ -206,14 +224,17 @@ GraphScoring score_graph(const Scorer& scorer, const data::Graph& graph,
 }
 
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
-                                                int64_t max_configs,
+                                                const CollectionScoring& what,
                                                 std::vector<std::vector<double>>* spreads) {
+  const uint64_t stream_base = what.stream_base.value_or(splitmix64_mix(scorer.seed));
+  // A graph given no configurations is not scored.
+  auto scored = [&](int64_t g) { return !what.chosen || !(*what.chosen)[g].empty(); };
   if (!scorer.runs.empty()) eval::check_ensemble_method(scorer.ensemble);
   const int64_t graphs = c.size();
   // Before anything is scored: data the runs cannot read is one line naming its file. A
   // collection's graphs share their widths (io/collection_readers.cc), so the first tells.
   if (graphs > 0)
-    for (const Run* run : scorer.runs) check_run_fits(*run, c.graph(0), c.configs(0), c.source(0));
+    for (const TrainedModel* run : scorer.runs) check_run_fits(*run, c.graph(0), c.configs(0), c.source(0));
   // Across processes each rank scores the graphs it owns (every rank draws every graph's sample,
   // so the samples are those of one process) and the scores are gathered at the end.
   dist::Group* group = scorer.runs.empty() ? nullptr : scorer.group;
@@ -229,21 +250,13 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     (scores_apart(scorer, *scorer.runs[r]) ? apart : in_order).push_back(r);
   // A mixed ensemble passes over the graphs twice; the progress line counts both passes.
   const bool two_passes = !apart.empty() && !in_order.empty();
-  Progress progress("score", two_passes ? 2 * owned_graphs : owned_graphs,
-                    two_passes ? "graph passes" : "graphs");
+  std::optional<Progress> progress;
+  if (what.progress)
+    progress.emplace("score", two_passes ? 2 * owned_graphs : owned_graphs,
+                     two_passes ? "graph passes" : "graphs");
   Random random(scorer.seed);
-  // The configurations of graph g: all, or a seeded sample, drawn in graph order.
   std::vector<std::vector<int64_t>> indices(static_cast<size_t>(graphs));
-  auto choose = [&](int64_t g) {
-    std::vector<int64_t>& chosen = indices[g];
-    chosen.resize(static_cast<size_t>(c.configs(g).count));
-    std::iota(chosen.begin(), chosen.end(), 0);
-    if (max_configs > 0 && static_cast<int64_t>(chosen.size()) > max_configs) {
-      random.shuffle(chosen);
-      chosen.resize(max_configs);
-      std::sort(chosen.begin(), chosen.end());
-    }
-  };
+  auto choose = [&](int64_t g) { indices[g] = chosen_configs(what, c.configs(g).count, g, random); };
   std::vector<eval::GraphScores> out(static_cast<size_t>(graphs));
   std::mutex progress_mutex;
   int64_t done = 0;
@@ -261,7 +274,8 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     if (last_pass) describe(g);
     std::lock_guard<std::mutex> lock(progress_mutex);
     if (last_pass) total_configs += static_cast<int64_t>(indices[g].size());
-    progress.update(++done, std::to_string(total_configs) + " configs");
+    ++done;
+    if (progress) progress->update(done, std::to_string(total_configs) + " configs");
   };
   if (scorer.runs.empty()) {
     for (int64_t g = 0; g < graphs; ++g) {  // a baseline's draws follow each graph's sample
@@ -269,7 +283,7 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
       out[g].predicted = baseline_scores(scorer, c.configs(g), indices[g], random);
       pass_done(g, true);
     }
-    progress.finish(std::to_string(total_configs) + " configs");
+    if (progress) progress->finish(std::to_string(total_configs) + " configs");
     return out;
   }
   // A neural run's scores of a graph depend on nothing but the run and the graph, and not on the
@@ -289,41 +303,43 @@ std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data
     const auto eval_modes = eval_mode_for(scorer, apart);
     torch::NoGradGuard no_grad;
     model::run_apart(graphs, at::get_num_threads(), [&](int64_t g) {
-      if (!mine(g)) return;
+      if (!mine(g) || !scored(g)) return;
       const data::Graph& graph = c.graph(g);
+      const model::GraphTensors* ready = what.tensors ? &what.tensors(g) : nullptr;
       const data::ConfigView configs = c.configs(g);
       for (size_t r : apart)
-        per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g], nullptr);
+        per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g], nullptr,
+                                   stream_base, ready);
       pass_done(g, in_order.empty());
     });
   }
   if (!in_order.empty()) {
     for (int64_t g = 0; g < graphs; ++g) {
-      if (!mine(g)) continue;
+      if (!mine(g) || !scored(g)) continue;
       const data::Graph& graph = c.graph(g);
       const data::ConfigView configs = c.configs(g);
       for (size_t r : in_order)
         per_run[g][r] = run_scores(scorer, *scorer.runs[r], graph, g, configs, indices[g],
-                                   want_spread ? &spread[g] : nullptr);
+                                   want_spread ? &spread[g] : nullptr, stream_base);
       pass_done(g, true);
     }
   }
   const double neural = static_cast<double>(std::max<int64_t>(1, neural_run_count(scorer)));
   std::vector<std::vector<double>> predicted(static_cast<size_t>(graphs));
   for (int64_t g = 0; g < graphs; ++g) {
-    if (mine(g)) predicted[g] = combine(scorer, per_run[g]);
+    if (mine(g) && scored(g)) predicted[g] = combine(scorer, per_run[g]);
     per_run[g].clear();
   }
   if (group) dist::all_gather_rows(*group, predicted);
   for (int64_t g = 0; g < graphs; ++g) {
     out[g].predicted = std::move(predicted[g]);
-    if (!mine(g)) describe(g);  // scored by another rank
+    if (!mine(g) || !scored(g)) describe(g);  // scored by another rank, or not at all
     if (want_spread) {
       for (double& s : spread[g]) s /= neural;
       spreads->push_back(std::move(spread[g]));
     }
   }
-  progress.finish(std::to_string(total_configs) + " configs");
+  if (progress) progress->finish(std::to_string(total_configs) + " configs");
   return out;
 }
 

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,9 +25,10 @@
 
 namespace graphcost::infer {
 
-// A trained run folder: its model (a neural ranker, or an XGBoost ranker when config.json says
-// "model_type": "xgboost") and the collection it was trained on.
-struct Run {
+// A trained model loaded from a run folder (run::RunFolder, the files on disk): the model (a
+// neural ranker, or an XGBoost ranker when config.json says "model_type": "xgboost") and the
+// data settings it was trained with.
+struct TrainedModel {
   model::Ranker ranker{nullptr};
   std::shared_ptr<const xgb::XgbRanker> xgb;  // set instead of ranker for XGBoost runs
   std::string collection;  // the collection id the run was trained on ("" when unknown)
@@ -37,27 +40,27 @@ struct Run {
 
 // Loads RUN_DIR/model.pt (or RUN_DIR/model.xgb for an XGBoost run) and, from
 // RUN_DIR/config.json (run/run_config.h), the collection id and pruning.
-Run load_run(const std::string& run_dir);
+TrainedModel load_run(const std::string& run_dir);
 
 // An Error naming the run when a run was trained on configurations of another kind than
 // collection `id` holds (a tile model asked to score layout:xla:random).
-void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+void check_runs_kind(const std::vector<TrainedModel>& runs, const std::vector<std::string>& run_dirs,
                      const data::CollectionId& id);
 
 // An Error naming `where` (the graph's file) and the run when a graph's node features or
 // configurations are not as wide as the run's model was trained on: the check the model's own
 // input checks would make later, without the file's name.
-void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
+void check_run_fits(const TrainedModel& run, const data::Graph& graph, const data::ConfigView& configs,
                     const std::string& where);
 
 // Sets load's pruning to the runs' (which must agree), or to prune_hops when it is not
 // kRunPruning.
-void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
+void apply_run_pruning(const std::vector<TrainedModel>& runs, const std::vector<std::string>& run_dirs,
                        int prune_hops, data::LoadOptions& load);
 
 // Loads several runs (an ensemble) and returns them with the collection they agree on ("" when
 // none names one); runs trained on different collections are an Error naming both.
-std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string& collection);
+std::vector<TrainedModel> load_runs(const std::vector<std::string>& run_dirs, std::string& collection);
 
 // A neural model file for tuning: RUN_DIR/model.pt, or the .pt file itself. An XGBoost run is
 // an Error (it has no weights to fine-tune).
@@ -69,23 +72,48 @@ model::Ranker load_neural_model(const std::string& path);
 struct Scorer : ScoringOptions {
   Scorer() = default;
   // Scores with every run of runs (which must outlive the scorer) as options say.
-  Scorer(const ScoringOptions& options, std::vector<Run>& runs) : ScoringOptions(options) {
-    for (Run& run : runs) this->runs.push_back(&run);
+  Scorer(const ScoringOptions& options, std::vector<TrainedModel>& runs) : ScoringOptions(options) {
+    for (TrainedModel& run : runs) this->runs.push_back(&run);
   }
-  std::vector<Run*> runs;
+  std::vector<TrainedModel*> runs;
   std::string baseline;
   // Across processes (docs/distributed.md): each rank scores the graphs it owns and every rank
   // returns every graph's scores, the same as one process's. Null: this process scores all.
   dist::Group* group = nullptr;
 };
 
-// Scores every graph of the collection: all configurations, or a seeded sample of at most
-// max_configs per graph (0 = all). Shows a progress line. With mc_samples > 0 and spreads
-// given, (*spreads)[g][i] is the MC-dropout standard deviation of configuration i of graph g
-// (averaged over the neural runs; 0 for XGBoost runs).
+// Which configurations of a collection score_collection scores, and how it reads them: the
+// defaults are eval's; validation during training (train/session.h) sets the others.
+struct CollectionScoring {
+  // A seeded sample of at most max_configs configurations per graph, drawn in graph order from
+  // the scorer's seed (0 = all).
+  int64_t max_configs = 0;
+  // Instead: each graph's configurations, sorted, one list per graph; a graph with none is not
+  // scored (its GraphScores hold only its name).
+  const std::vector<std::vector<int64_t>>* chosen = nullptr;
+  // Neural runs draw graph g's anchor sample and TTA groupings from stream stream_base + g;
+  // unset: a base mixed from the scorer's seed.
+  std::optional<uint64_t> stream_base;
+  // A neural run's tensors of graph g where they are at hand (training's cache); null: built
+  // from the graph.
+  std::function<const model::GraphTensors&(int64_t)> tensors;
+  bool progress = true;  // the "score" progress line
+};
+
+// Scores every graph of the collection as `what` says. Shows a progress line. With
+// mc_samples > 0 and spreads given, (*spreads)[g][i] is the MC-dropout standard deviation of
+// configuration i of graph g (averaged over the neural runs; 0 for XGBoost runs).
 std::vector<eval::GraphScores> score_collection(const Scorer& scorer, const data::Collection& c,
-                                                int64_t max_configs,
+                                                const CollectionScoring& what,
                                                 std::vector<std::vector<double>>* spreads = nullptr);
+// All configurations, or a seeded sample of at most max_configs per graph (0 = all).
+inline std::vector<eval::GraphScores> score_collection(
+    const Scorer& scorer, const data::Collection& c, int64_t max_configs,
+    std::vector<std::vector<double>>* spreads = nullptr) {
+  CollectionScoring what;
+  what.max_configs = max_configs;
+  return score_collection(scorer, c, what, spreads);
+}
 
 // One graph's scores: a score per listed configuration (lower = faster), and with MC dropout
 // the spread (standard deviation over the passes, averaged over the neural runs; empty

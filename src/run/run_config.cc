@@ -4,6 +4,7 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "run/run_folder.h"
 
 namespace graphcost::run {
 
@@ -59,12 +60,12 @@ void write_run_config(const std::string& run_dir, ModelType type, const nlohmann
   nlohmann::json config = {{"format_version", kRunFormatVersion},
                            {"model_type", model_type_name(type)}};
   for (const auto& [key, value] : options.items()) config[key] = value;
-  write_file_atomically((fs::path(run_dir) / "config.json").string(), config.dump(2) + "\n");
+  write_file_atomically(RunFolder(run_dir).config_path(), config.dump(2) + "\n");
 }
 
 RunConfig load_run_config(const std::string& run_dir) {
   RunConfig run;
-  const std::string path = (fs::path(run_dir) / "config.json").string();
+  const std::string path = RunFolder(run_dir).config_path();
   if (!fs::exists(path)) {
     run.format_version = 0;
     return run;

@@ -38,6 +38,8 @@ struct RunConfig {
   nlohmann::json options;  // the whole object, for the model's own options
 };
 
+// The file access behind RunFolder::write_config and RunFolder::read_config (run_folder.h), which
+// every other reader and writer goes through.
 // Writes RUN_DIR/config.json atomically: `options` (a JSON object of the run's options) with
 // format_version and model_type added in front of its keys.
 void write_run_config(const std::string& run_dir, ModelType type, const nlohmann::json& options);

@@ -1,19 +1,16 @@
 #include "serve/rank_service.h"
 
-#include <filesystem>
 #include <mutex>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/validate.h"
 #include "eval/metrics.h"
+#include "run/run_folder.h"
 #include "serve/http_error.h"
 
 namespace graphcost::serve {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 bool valid_model_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
@@ -28,25 +25,13 @@ bool valid_model_name(const std::string& name) {
 // The run's config.json and the last line of its metrics.jsonl (null where absent or damaged:
 // loading the model already checked what scoring needs).
 nlohmann::json describe_run(const ServedModel& model, const std::string& run_dir) {
-  nlohmann::json options = nullptr, training = nullptr;
+  const run::RunFolder folder(run_dir);
+  nlohmann::json options = nullptr;
   try {
-    options = nlohmann::json::parse(read_file((fs::path(run_dir) / "config.json").string()));
+    if (const auto text = folder.config_text()) options = nlohmann::json::parse(*text);
   } catch (const std::exception&) {
   }
-  const fs::path metrics = fs::path(run_dir) / "metrics.jsonl";
-  if (fs::exists(metrics)) {
-    try {
-      const std::string text = read_file(metrics.string());
-      size_t end = text.find_last_not_of("\n");
-      if (end != std::string::npos) {
-        const size_t start = text.rfind('\n', end);
-        training = nlohmann::json::parse(
-            text.substr(start == std::string::npos ? 0 : start + 1,
-                        end + 1 - (start == std::string::npos ? 0 : start + 1)));
-      }
-    } catch (const std::exception&) {
-    }
-  }
+  const nlohmann::json training = folder.last_metrics();
   return {{"name", model.name},
           {"collection", model.collection.str()},
           {"model_type", model.run.xgb ? "xgboost" : "neural"},

@@ -20,7 +20,7 @@ namespace graphcost::serve {
 // One model the service answers for: a trained run folder loaded under a name.
 struct ServedModel {
   std::string name;
-  infer::Run run;
+  infer::TrainedModel run;
   data::CollectionId collection;  // the collection the run was trained on
   data::LoadOptions load;         // predict's: the run's pruning, no duplicate merging
   bool mc_dropout = false;        // a neural run trained with dropout: MC dropout applies

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/progress.h"
 #include "dist/launch.h"
+#include "run/run_folder.h"
 #include "sweep/processes.h"
 #include "train/interrupt.h"
 
@@ -53,7 +54,7 @@ ChildCommand train_command(const PlannedRun& run, const SweepSettings& settings,
   ChildCommand command;
   command.args = {
       program, "train", "--out", run.run_dir.string(), "--threads", std::to_string(threads)};
-  if (fs::exists(run.run_dir / "checkpoint.pt")) {
+  if (run::RunFolder(run.run_dir.string()).has_checkpoint()) {
     command.args.push_back("--resume");
   } else {
     std::error_code ignored;
@@ -208,7 +209,7 @@ SweepOutcome run_sweep(const SweepSettings& settings,
       static_cast<int64_t>(pending.size()), settings.jobs,
       [&](int64_t i) {
         const PlannedRun& r = runs[pending[i]];
-        if (!fs::exists(r.run_dir / "checkpoint.pt"))
+        if (!run::RunFolder(r.run_dir.string()).has_checkpoint())
           write_file_atomically(r.config_path.string(), r.combination->options.dump(2) + "\n");
         ++running;
         return train_command(r, settings, program, threads);
@@ -217,9 +218,9 @@ SweepOutcome run_sweep(const SweepSettings& settings,
         const PlannedRun& r = runs[pending[i]];
         const double seconds = read_status(r).seconds + exit.seconds;
         --running;
-        if (exit.succeeded && fs::exists(r.run_dir / "model.pt")) {
-          write_status(r, "done", seconds,
-                       final_validation(read_file((r.run_dir / "metrics.jsonl").string())));
+        const run::RunFolder folder(r.run_dir.string());
+        if (exit.succeeded && fs::exists(folder.model_path())) {
+          write_status(r, "done", seconds, final_validation(read_file(folder.metrics_path())));
           ++finished;
         } else if (train::stop_requested()) {
           write_status(r, "interrupted", seconds, json::object());

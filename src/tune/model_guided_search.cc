@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "infer/scoring.h"
 #include "model/scoring/predict.h"
+#include "run/run_folder.h"
 #include "train/losses.h"
 
 namespace graphcost::tune {
@@ -28,7 +29,7 @@ std::vector<double> lower_confidence_bound(const std::vector<double>& mean,
 model::Ranker load_pretrained_ranker(const std::string& path, int64_t node_feature_width,
                                      int64_t config_width, double dropout) {
   const std::string file = std::filesystem::is_directory(path)
-                               ? (std::filesystem::path(path) / "model.pt").string()
+                               ? run::RunFolder(path).model_path()
                                : path;
   model::Ranker loaded = infer::load_neural_model(path);
   model::ModelOptions options = loaded->options();

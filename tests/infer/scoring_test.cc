@@ -59,7 +59,7 @@ class ScoreGraphTest : public ::testing::Test {
 };
 
 TEST_F(ScoreGraphTest, PlainAnchoredAndTtaScoresMatchTheCollections) {
-  infer::Run plain, attention;
+  infer::TrainedModel plain, attention;
   plain.ranker = make_model(false, 0, 1);
   attention.ranker = make_model(true, 0, 2);
   attention.slate_size = 5;  // anchored by default: 4 anchors
@@ -85,7 +85,7 @@ TEST_F(ScoreGraphTest, DefaultAnchorsAreTheTrainingSlateLessOneForAttentionScore
 }
 
 TEST_F(ScoreGraphTest, AnchoredRunScoresAsTheModelsAnchoredPrimitive) {
-  infer::Run attention;
+  infer::TrainedModel attention;
   attention.ranker = make_model(true, 0, 2);
   attention.slate_size = 5;
   Scorer scorer;
@@ -102,7 +102,7 @@ TEST_F(ScoreGraphTest, AnchoredRunScoresAsTheModelsAnchoredPrimitive) {
 }
 
 TEST_F(ScoreGraphTest, McDropoutGivesSpreadsAndTheSameScoresAsTheCollection) {
-  infer::Run first;
+  infer::TrainedModel first;
   first.ranker = make_model(false, 0.3, 3);
   Scorer scorer;
   scorer.seed = 5;
@@ -117,7 +117,7 @@ TEST_F(ScoreGraphTest, McDropoutGivesSpreadsAndTheSameScoresAsTheCollection) {
 }
 
 TEST_F(ScoreGraphTest, EnsemblesAndBaselinesMatchTheCollection) {
-  infer::Run a, b;
+  infer::TrainedModel a, b;
   a.ranker = make_model(false, 0, 4);
   b.ranker = make_model(false, 0, 5);
   Scorer scorer;
@@ -134,7 +134,7 @@ TEST_F(ScoreGraphTest, EnsemblesAndBaselinesMatchTheCollection) {
 }
 
 TEST_F(ScoreGraphTest, ListedConfigurationsOnly) {
-  infer::Run a;
+  infer::TrainedModel a;
   a.ranker = make_model(false, 0, 4);
   Scorer scorer;
   scorer.runs = {&a};

@@ -232,7 +232,7 @@ TEST(Trainer, ValidationDoesNotDependOnTheThreadCount) {
       double tau_sum = 0;
       for (int64_t g = 0; g < 5; ++g) {
         const GraphPrediction& p = predictions[0][g];
-        EXPECT_EQ(p.graph, valid_set->graph(g).name);
+        EXPECT_EQ(p.name, valid_set->graph(g).name);
         ASSERT_EQ(p.config_indices.size(), 8u);
         // The reference: graph g scored on its own, on the calling thread.
         ranker->eval();

@@ -1,0 +1,105 @@
+// The rules a session applies to what a front-end gives it (train/session.h): the resume rule,
+// the new-folder check, the collection a folder names, and the option checks.
+#include <algorithm>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/option_table.h"
+#include "train/checkpoint.h"
+#include "train/session.h"
+
+namespace graphcost::train {
+
+namespace {
+
+// An option as the front-end's user gave it: "--valid-data" or "valid_data".
+std::string option_name(OptionNames names, const std::string& key) {
+  return names == OptionNames::Flags ? flag_of_key(key) : key;
+}
+
+// "--valid-data" -> "valid_data".
+std::string key_of_flag(std::string flag) {
+  flag = flag.substr(flag.find_first_not_of('-'));
+  std::replace(flag.begin(), flag.end(), '-', '_');
+  return flag;
+}
+
+// A --config file's options; sets collection_named when it names the collection.
+TrainOptions read_config_file(const std::string& path, bool& collection_named) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path, "", std::string("not valid JSON: ") + e.what());
+  }
+  collection_named = j.is_object() && j.contains("collection");
+  TrainOptions options;
+  try {
+    from_json(j, options);
+  } catch (const Error& e) {
+    throw Error(path, "", e.what());  // "<file>: train options: <key>: <problem>"
+  }
+  return options;
+}
+
+}  // namespace
+
+TrainOptions resolve_session_options(const SessionRequest& request, const run::RunFolder& folder,
+                                     bool leader, const data::Collection* given_data) {
+  const OptionNames names = request.names;
+  auto name = [&](const char* key) { return option_name(names, key); };
+  TrainOptions options;
+  bool collection_named = request.collection_given;
+  if (request.resume) {
+    check_data(request.config_file.empty() || request.restarted, "train", name("config"),
+               "not with " + name("resume") + " (the run keeps its stored options)");
+    check_data(!request.overwrite, "train", name("overwrite"), "not with " + name("resume"));
+    check_data(folder.has_checkpoint(), folder.checkpoint_path(), "",
+               "no checkpoint to resume from");
+    const TrainOptions stored = read_checkpoint_options(folder.checkpoint_path());
+    options = stored;
+    if (request.apply_given) request.apply_given(options);
+    std::string changed, free;
+    for (const std::string& key : options_fixed_on_resume_that_differ(stored, options))
+      changed += (changed.empty() ? "" : ", ") + key;
+    for (const std::string& flag : resume_free_flags())
+      free += (free.empty() ? "" : ", ") +
+              (names == OptionNames::Flags ? flag : key_of_flag(flag));
+    check_data(changed.empty(), folder.dir(), name("resume"),
+               "the run keeps its stored options, but these were given otherwise: " + changed +
+                   " (only " + free + " may change)");
+  } else {
+    if (!request.config_file.empty()) {
+      bool in_config = false;
+      options = read_config_file(request.config_file, in_config);
+      collection_named = collection_named || in_config;
+    }
+    if (request.apply_given) request.apply_given(options);
+  }
+  if (given_data == nullptr)
+    check_data(!options.data.empty(), "train", name("data"),
+               names == OptionNames::Flags
+                   ? "no dataset path given (--data or \"data\" in --config)"
+                   : "no dataset path given");
+  // Rank 0 alone owns the run folder (the others may share its storage).
+  if (!request.resume && !request.reuse_folder && leader)
+    folder.check_new(request.overwrite, true);
+  // Not named anywhere: a collection folder's own (npz/layout/xla/default), not the default id.
+  if (!request.resume && !collection_named && given_data == nullptr) {
+    if (const auto named = data::collection_id_in_path(options.data))
+      options.collection = named->str();
+  }
+  // The model's checks depend on the kind (the architecture); the widths come with the data.
+  TrainOptions checked = options;
+  checked.model.kind = given_data ? given_data->id().kind
+                                  : data::CollectionId::parse(options.collection).kind;
+  try {
+    check_train_options(checked);
+  } catch (const Error& e) {
+    if (request.config_file.empty()) throw;
+    throw Error(request.config_file, "", e.what());  // "<file>: train options: <key>: <problem>"
+  }
+  return options;
+}
+
+}  // namespace graphcost::train

@@ -1,0 +1,20 @@
+#include "xgb/run_writer.h"
+
+#include "xgb/options.h"
+
+namespace graphcost::xgb {
+
+void write_run(const run::RunFolder& folder, const XgbRanker& ranker,
+               const data::DataOptions& source, const data::CollectionId& id) {
+  ranker.save(folder.xgboost_model_path());
+  nlohmann::json options;
+  to_json(options, ranker.options());
+  folder.write_config(run::ModelType::XGBoost, {{"data", source.data},
+                                                {"collection", id.str()},
+                                                {"split", source.split},
+                                                {"exclude", source.exclude},
+                                                {"skip_invalid", source.skip_invalid},
+                                                {"xgboost", options}});
+}
+
+}  // namespace graphcost::xgb
