@@ -15,6 +15,7 @@
 #include "data/collection.h"
 #include "dist/group.h"
 #include "eval/summary.h"
+#include "infer/scoring_options.h"
 #include "model/ranker.h"
 #include "model/segments.h"
 #include "run/run_config.h"
@@ -49,10 +50,6 @@ void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string
 void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
                     const std::string& where);
 
-// The value of an eval/predict --prune flag that means "as the run was trained".
-constexpr int kRunPruning = -2;
-// The value of --anchors that means "the run's training slate size - 1 for attention models".
-constexpr int64_t kAutoAnchors = -1;
 // Sets load's pruning to the runs' (which must agree), or to prune_hops when it is not
 // kRunPruning.
 void apply_run_pruning(const std::vector<Run>& runs, const std::vector<std::string>& run_dirs,
@@ -65,20 +62,6 @@ std::vector<Run> load_runs(const std::vector<std::string>& run_dirs, std::string
 // A neural model file for tuning: RUN_DIR/model.pt, or the .pt file itself. An XGBoost run is
 // an Error (it has no weights to fine-tune).
 model::Ranker load_neural_model(const std::string& path);
-
-// How trained runs are scored, apart from which runs: the options eval, predict and the Python
-// module take from their users (the defaults are the command lines').
-struct ScoringOptions {
-  std::string ensemble = "mean";  // how several runs' scores are combined: mean or rank
-  int64_t mc_samples = 0;         // > 0: neural runs score by the mean of this many MC-dropout passes
-  uint64_t seed = 0;
-  int64_t slate_size = 256;
-  int64_t tta = 0;  // > 0: mean score over this many seeded random slate groupings (model/tta.h)
-  // Attention models: > 0 scores against this many fixed anchors (model/tta.h); kAutoAnchors
-  // uses the run's training slate size - 1 unless --tta or --mc-samples is given; 0 scores in
-  // slates of slate_size.
-  int64_t anchors = kAutoAnchors;
-};
 
 // How to score: one or several runs (an ensemble, see eval/ensemble.h), or a baseline
 // ("random", or "default" for tile: the compiler's default configuration first, i.e. the one
