@@ -4,7 +4,7 @@
 # variant's difference from the baseline row (c000) paired by seed and its 95% t interval.
 # Usage: bench/ablation.sh [GRAPHCOST] [OUT] [SEEDS] [COLLECTIONS...]   (JOBS=N: runs at once)
 # Validation scores the attention variant against 31 anchors (slates of 32, the training size,
-# each configuration with the same 31 others; docs/model-options.md).
+# each configuration with the same 31 others; docs/model-architecture.md).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 graphcost="${1:-build/graphcost}"

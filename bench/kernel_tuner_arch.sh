@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Architecture options on the Kernel Tuner caches (docs/model-options.md): leave-one-device-out
+# Architecture options on the Kernel Tuner caches (docs/model-architecture.md): leave-one-device-out
 # on one kernel (train on three GPUs, rank the fourth's configurations), for the default SAGE
 # model, the MLP, the MLP with the pairwise head, and the MLP with cross-configuration attention
 # (scored plainly, with --tta 4 and with --anchors 31). Prints the held-out top-1/top-5 error per fold and

@@ -92,8 +92,9 @@ class Model:
         return repr(self._core)
 
     @staticmethod
-    def _options(mc_samples=0, seed=0, slate_size=256, tta=0, anchors=-1, threads=0):
-        return _core.ScoreOptions(mc_samples, seed, slate_size, tta, anchors, threads)
+    def _options(**options):
+        # Defaults and checks are the C++ scoring options' (infer/scoring_options.h).
+        return _core.ScoreOptions(**options)
 
     def score(self, target, configs=None, **options):
         """Predicted costs of every configuration of a graph (a float64 array), or of every graph

@@ -33,6 +33,7 @@ struct PyModel {
 struct ScoreOptions : infer::ScoringOptions {
   int threads = 0;
 };
+const infer::ScoringOptions kScoringDefaults;
 
 std::shared_ptr<PyModel> load(const py::object& run_dirs, const std::string& ensemble) {
   auto out = std::make_shared<PyModel>();
@@ -272,11 +273,6 @@ void bind_model(py::module_& m) {
   py::class_<ScoreOptions>(m, "ScoreOptions")
       .def(py::init([](int64_t mc_samples, uint64_t seed, int64_t slate_size, int64_t tta,
                        int64_t anchors, int threads) {
-             check_data(mc_samples >= 0, "score", "mc_samples", "must be >= 0");
-             check_data(slate_size >= 1, "score", "slate_size", "must be >= 1");
-             check_data(tta >= 0, "score", "tta", "must be >= 0");
-             check_data(anchors >= infer::kAutoAnchors, "score", "anchors",
-                        "must be >= 0 (or -1: as predict chooses)");
              ScoreOptions o;
              o.mc_samples = mc_samples;
              o.seed = seed;
@@ -284,10 +280,16 @@ void bind_model(py::module_& m) {
              o.tta = tta;
              o.anchors = anchors;
              o.threads = threads;
+             infer::check_scoring_options(o, "score");
              return o;
            }),
-           py::arg("mc_samples") = 0, py::arg("seed") = 0, py::arg("slate_size") = 256,
-           py::arg("tta") = 0, py::arg("anchors") = infer::kAutoAnchors, py::arg("threads") = 0);
+           // The defaults are the scoring options' table's (infer/scoring_options.h), as the
+           // CLI's flags show them.
+           py::arg("mc_samples") = kScoringDefaults.mc_samples,
+           py::arg("seed") = kScoringDefaults.seed,
+           py::arg("slate_size") = kScoringDefaults.slate_size,
+           py::arg("tta") = kScoringDefaults.tta, py::arg("anchors") = kScoringDefaults.anchors,
+           py::arg("threads") = 0);
 
   py::class_<PyModel, std::shared_ptr<PyModel>>(m, "Model", "One trained run, or an ensemble of runs")
       .def_property_readonly("run_dirs", [](const PyModel& p) { return p.run_dirs; })

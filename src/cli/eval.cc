@@ -21,7 +21,7 @@ struct EvalOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
   std::string baseline;
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
-  data::DataOptions source{"", "", "valid", {}, false, infer::kRunPruning, "all"};
+  data::DataOptions source = infer::run_scoring_data_options("valid");
   int64_t max_configs = 0;
   int threads = 0;
   bool json = false;

@@ -102,7 +102,8 @@ void print_collection(const nlohmann::json& j) {
 
 struct InspectOptions {
   std::string path;
-  data::DataOptions source{"", "", "", {}, false, -1, "all"};  // collection, skip_invalid, prune_hops
+  // collection, skip_invalid, prune_hops
+  data::DataOptions source = data::command_data_options("");
   bool json = false;
   bool verify = false;
 };

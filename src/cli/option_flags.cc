@@ -15,7 +15,7 @@ std::map<std::string, CLI::Option*> add_data_options(
         [&](const auto& member) {
           using Member = std::decay_t<decltype(member)>;
           if constexpr (!std::is_same_v<Member, OptionAccessor<data::DataOptions>>) {
-            added[key] = add_field_option(command, field->flags, text, options.*member);
+            added[key] = add_table_option(command, *field, options.*member, text);
           }
         },
         field->member);
@@ -34,6 +34,27 @@ void add_train_option_flags(OptionFlags<train::TrainOptions>& flags) {
   flags.add<model::ModelOptions>(
       model::model_option_fields(),
       [](train::TrainOptions& o) -> model::ModelOptions& { return o.model; }, defaults.model);
+}
+
+namespace {
+
+std::string field_tag(const void* field) {
+  return "option-field:" + std::to_string(reinterpret_cast<uintptr_t>(field));
+}
+
+}  // namespace
+
+void tag_option_field(CLI::Option* option, const void* field) {
+  option->check(CLI::Validator([](std::string&) { return std::string(); }, "", field_tag(field)));
+}
+
+bool option_has_field(CLI::Option* option, const void* field) {
+  try {
+    option->get_validator(field_tag(field));
+    return true;
+  } catch (const CLI::OptionNotFound&) {
+    return false;
+  }
 }
 
 CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::string& what) {

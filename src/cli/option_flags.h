@@ -57,6 +57,25 @@ CLI::Option* add_field_option(CLI::App* command, const std::string& flags,
   return option;
 }
 
+// Marks option as bound from a table row (field: the row's address): a validator that accepts
+// every value, named after the row, by which options_reference (cli/options_reference.h) finds
+// the commands that take each row. Changes neither parsing nor --help.
+void tag_option_field(CLI::Option* option, const void* field);
+// True when option was bound from the row at field.
+bool option_has_field(CLI::Option* option, const void* field);
+
+// Adds the option of one table row (add_field_option with the row's flags, help unless `help`
+// is given, and choices), tagged with the row.
+template <typename Options, typename T>
+CLI::Option* add_table_option(CLI::App* command, const OptionField<Options>& field, T& value,
+                              const std::string& help = "") {
+  CLI::Option* option =
+      add_field_option(command, field.flags, help.empty() ? field.help : help, value);
+  if (field.choices != nullptr) option->check(CLI::IsMember(option_choices(field.choices)));
+  tag_option_field(option, &field);
+  return option;
+}
+
 // Flags that override options read from elsewhere (train: --config, or a resumed run's stored
 // options): apply() writes a field only when its flag was given.
 template <typename Root>
@@ -76,7 +95,7 @@ class OptionFlags {
             if constexpr (!std::is_same_v<Member, OptionAccessor<Options>>) {
               using T = std::decay_t<decltype(defaults.*member)>;
               auto value = std::make_shared<T>(defaults.*member);
-              CLI::Option* option = add_field_option(command_, field.flags, field.help, *value);
+              CLI::Option* option = add_table_option(command_, field, *value);
               options_[field.key] = option;
               appliers_.push_back([option, value, member, part](Root& root) {
                 if (option->count() > 0) part(root).*member = *value;

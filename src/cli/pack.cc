@@ -21,7 +21,8 @@ namespace {
 
 struct PackOptions {
   std::string root;
-  data::DataOptions source{"", "", "train", {}, false, -1, "all"};  // collection, split, exclude, skip_invalid
+  // collection, split, exclude, skip_invalid
+  data::DataOptions source = data::command_data_options("train");
   std::string out;
   bool keep_duplicates = false;
   int64_t files_at_once = 0;

@@ -22,7 +22,7 @@ namespace {
 struct PredictOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
   // data, collection (default: the run's), split, prune_hops (default: as the run trained)
-  data::DataOptions source{"", "", "test", {}, false, infer::kRunPruning, "all"};
+  data::DataOptions source = infer::run_scoring_data_options("test");
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int threads = 0;

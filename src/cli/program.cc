@@ -43,6 +43,7 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
     std::string valid;
     for (CLI::App* sub : subcommands) {
       if (sub->get_name() == argv[i]) next = sub;
+      if (sub->get_group().empty()) continue;  // hidden (options-reference): not offered
       valid += (valid.empty() ? "" : ", ") + sub->get_name();
     }
     if (next == nullptr)

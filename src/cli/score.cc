@@ -25,7 +25,7 @@ namespace {
 
 struct ScoreOptions {
   std::vector<std::string> submissions;  // the first is the base of the comparisons
-  data::DataOptions source{"", "", "valid", {}, false, -1, "all"};  // data, split
+  data::DataOptions source = data::command_data_options("valid");  // data, split
   int64_t groups = 1;
   uint64_t seed = 0;
   bool json = false;

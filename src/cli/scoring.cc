@@ -1,8 +1,33 @@
 #include "cli/scoring.h"
 
 #include "cli/commands.h"
+#include "cli/option_flags.h"
 
 namespace graphcost::cli {
+
+namespace {
+
+// A CLI11 check of one value as it is parsed: the row's check on the defaults with that value
+// ("--slate-size: must be at least 1, got 0").
+template <typename T>
+CLI::Validator checked_as_parsed(const OptionField<infer::ScoringOptions>& field,
+                                 T infer::ScoringOptions::*member,
+                                 const infer::ScoringOptions& defaults) {
+  const OptionCheck<infer::ScoringOptions> check = field.check;
+  return CLI::Validator(
+      [check, member, defaults](std::string& input) {
+        T value{};
+        // A text that is not a T is the option's own conversion error.
+        if (!CLI::detail::lexical_cast(input, value)) return std::string();
+        infer::ScoringOptions options = defaults;
+        options.*member = value;
+        const std::string problem = check(options);
+        return problem.empty() ? problem : problem + ", got " + input;
+      },
+      "");
+}
+
+}  // namespace
 
 ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_dirs,
                                  infer::ScoringOptions& scoring) {
@@ -12,45 +37,32 @@ ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_di
                       "a training run folder (model.pt or model.xgb); repeat for an ensemble")
           ->expected(1)
           ->take_all();
-  cmd->add_option("--ensemble", scoring.ensemble,
-                  "how an ensemble's scores are combined: mean (of per-graph standardised "
-                  "scores) or rank (mean reciprocal rank)")
-      ->check(CLI::IsMember({"mean", "rank"}))
-      ->capture_default_str();
-  flags.mc_samples =
-      cmd->add_option("--mc-samples", scoring.mc_samples,
-                      "score by the mean of K Monte Carlo dropout passes (0 = off)")
-          ->check(at_least(0))
-          ->capture_default_str();
-  flags.seed = cmd->add_option("--seed", scoring.seed,
-                               "seed of the anchor sample, the --tta groupings and the MC-dropout "
-                               "masks")
-                   ->check(unsigned_64())
-                   ->capture_default_str();
-  cmd->add_option("--slate-size", scoring.slate_size, "configurations scored per forward pass")
-      ->check(at_least(1))
-      ->capture_default_str();
-  cmd->add_option("--tta", scoring.tta,
-                  "average each score over this many seeded random slate groupings (0 = off)")
-      ->check(at_least(0))
-      ->capture_default_str();
-  cmd->add_option("--anchors", scoring.anchors,
-                  "attention models: score every configuration in its own slate with the same K "
-                  "anchor configurations (a seeded sample of the scored ones), so scores compare "
-                  "across slates; deterministic, one pass. Default: the run's training slate "
-                  "size - 1 unless --tta or --mc-samples is given; 0 = off (slates of "
-                  "--slate-size)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  const infer::ScoringOptions defaults = scoring;
+  for (const auto& field : infer::scoring_option_fields()) {
+    std::visit(
+        [&](const auto& member) {
+          using Member = std::decay_t<decltype(member)>;
+          if constexpr (!std::is_same_v<Member, OptionAccessor<infer::ScoringOptions>>) {
+            CLI::Option* option = add_table_option(cmd, field, scoring.*member);
+            using T = std::decay_t<decltype(scoring.*member)>;
+            if constexpr (!IsVector<T>::value) {
+              if (field.check != nullptr) option->check(checked_as_parsed(field, member, defaults));
+            }
+            if (std::string(field.key) == "mc_samples") flags.mc_samples = option;
+            if (std::string(field.key) == "seed") flags.seed = option;
+          }
+        },
+        field.member);
+  }
   return flags;
 }
 
 std::string scoring_start_text(const infer::ScoringOptions& scoring, const data::DataOptions& source,
                                const nlohmann::json& command) {
-  nlohmann::json j{{"ensemble", scoring.ensemble}, {"mc_samples", scoring.mc_samples},
-                   {"seed", scoring.seed},         {"slate_size", scoring.slate_size},
-                   {"tta", scoring.tta},           {"anchors", scoring.anchors},
-                   {"collection", source.collection}, {"split", source.split},
-                   {"prune", source.prune_hops}};
+  nlohmann::json j;
+  write_option_fields(j, infer::scoring_option_fields(), scoring);
+  j.update(
+      {{"collection", source.collection}, {"split", source.split}, {"prune", source.prune_hops}});
   j.update(command);
   return j.dump();
 }

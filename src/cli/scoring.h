@@ -12,8 +12,9 @@
 
 namespace graphcost::cli {
 
-// The options eval and predict share: --model (repeat it for an ensemble) and the scoring
-// options (--ensemble, --mc-samples, --seed, --slate-size, --tta, --anchors). The options a
+// The options eval and predict share: --model (repeat it for an ensemble) and a flag per row of
+// the scoring options' table (infer/scoring_options.h: --ensemble, --mc-samples, --seed,
+// --slate-size, --tta, --anchors), each value checked by its row as it is parsed. The options a
 // command words its own way are returned.
 struct ScoringFlags {
   CLI::Option* model;
@@ -24,9 +25,9 @@ ScoringFlags add_scoring_options(CLI::App* cmd, std::vector<std::string>& run_di
                                  infer::ScoringOptions& scoring);
 
 // What every rank of a distributed eval or predict must agree on, as text for
-// check_same_scoring_start: every scoring option, the collection, split and pruning of the data,
-// and the command's own entries (`command`). Not paths or threads: runs and data are compared
-// by their contents.
+// check_same_scoring_start: every scoring option (by its table's JSON keys), the collection, split
+// and pruning of the data, and the command's own entries (`command`). Not paths or threads: runs
+// and data are compared by their contents.
 std::string scoring_start_text(const infer::ScoringOptions& scoring, const data::DataOptions& source,
                                const nlohmann::json& command = nlohmann::json::object());
 

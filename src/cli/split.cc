@@ -21,7 +21,7 @@ namespace {
 struct SplitOptions {
   std::string input;
   std::string out;
-  data::DataOptions source{"", "", "", {}, false, -1, "all"};  // collection
+  data::DataOptions source = data::command_data_options("");  // collection
   double fraction = 0.2;
   uint64_t seed = 0;
   bool overwrite = false;

@@ -16,7 +16,7 @@ namespace graphcost::cli {
 namespace {
 
 struct XgbTrainCommand {
-  data::DataOptions source{"", "tile:xla", "train", {}, false, -1, "all"};  // no pruning here
+  data::DataOptions source = data::command_data_options("train", "tile:xla");  // no pruning here
   std::string out;
   bool overwrite = false;
   xgb::XgbOptions options;

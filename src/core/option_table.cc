@@ -120,6 +120,33 @@ std::vector<std::string> differing_keys(const nlohmann::json& a, const nlohmann:
   return out;
 }
 
+std::vector<std::string> option_choices(const char* choices) {
+  std::vector<std::string> out;
+  if (choices == nullptr) return out;
+  std::string item;
+  for (const char* c = choices;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      out.push_back(item);
+      item.clear();
+      if (*c == '\0') break;
+    } else {
+      item += *c;
+    }
+  }
+  return out;
+}
+
+std::string check_option_choice(const char* choices, const std::string& value) {
+  const std::vector<std::string> valid = option_choices(choices);
+  if (valid.empty()) return "";
+  std::string listed;
+  for (const std::string& choice : valid) {
+    if (choice == value) return "";
+    listed += (listed.empty() ? "" : ", ") + choice;
+  }
+  return "unknown value \"" + value + "\" (valid: " + listed + ")";
+}
+
 std::string flag_of_key(const std::string& key) {
   std::string flag = "--" + key;
   for (char& c : flag)

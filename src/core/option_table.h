@@ -45,7 +45,16 @@ struct OptionField {
   const char* help;
   OptionCheck<Options> check = nullptr;  // nullptr: any value of the type
   bool may_change_on_resume = false;     // `train --resume` may give it otherwise
+  // A string field's only values, comma-separated ("mean,rank"): checked with the field (after
+  // `check`), offered by its flag and listed in docs/options.md. nullptr: any string.
+  const char* choices = nullptr;
 };
+
+// A field's choices as a list (empty when it has none).
+std::vector<std::string> option_choices(const char* choices);
+// "" when value is one of choices (or there are none), else the problem
+// ("unknown value \"x\" (valid: mean, rank)").
+std::string check_option_choice(const char* choices, const std::string& value);
 
 // A group's table: a view of a static array of fields.
 template <typename Options>
@@ -140,9 +149,15 @@ template <typename Options>
 void check_option_fields(OptionTable<Options> table, const Options& options,
                          const std::string& where) {
   for (const auto& field : table) {
-    if (field.check == nullptr) continue;
-    const std::string problem = field.check(options);
-    if (!problem.empty()) throw Error(where, field.key, problem);
+    if (field.check != nullptr) {
+      const std::string problem = field.check(options);
+      if (!problem.empty()) throw Error(where, field.key, problem);
+    }
+    if (field.choices == nullptr) continue;
+    if (const auto* member = std::get_if<std::string Options::*>(&field.member)) {
+      const std::string problem = check_option_choice(field.choices, options.*(*member));
+      if (!problem.empty()) throw Error(where, field.key, problem);
+    }
   }
 }
 

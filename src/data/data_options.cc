@@ -32,6 +32,13 @@ const OptionField<D> kFields[] = {
 
 OptionTable<DataOptions> data_option_fields() { return kFields; }
 
+DataOptions command_data_options(const std::string& split, const std::string& collection) {
+  DataOptions options;
+  options.collection = collection;
+  options.split = split;
+  return options;
+}
+
 LoadOptions DataOptions::load_options() const {
   LoadOptions load;
   load.skip_invalid = skip_invalid;

@@ -28,6 +28,11 @@ struct DataOptions {
   LoadOptions load_options() const;
 };
 
+// The data options a command that reads a collection starts from, before its flags: the given
+// split and collection ("": the command's --collection, or its trained runs', names it), and the
+// table's defaults for the rest (no data path, nothing left out, no pruning, all seeds).
+DataOptions command_data_options(const std::string& split, const std::string& collection = "");
+
 // Every field of DataOptions: JSON key, flag, help, check, may-change-on-resume (only data).
 OptionTable<DataOptions> data_option_fields();
 

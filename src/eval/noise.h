@@ -21,7 +21,7 @@ struct NoiseOptions {
   std::string path;  // the measured records, not deduplicated: a .npz or a folder of them
   // collection (empty: the kind from the data; with a submission, the one collection it ranks);
   // with a submission, data and split: the split it ranks
-  data::DataOptions source{"", "", "valid", {}, false, -1, "all"};
+  data::DataOptions source = data::command_data_options("valid");
   int64_t min_gap = 1;  // a repeat at least this many records after the first measurement
   int64_t max_gap = std::numeric_limits<int64_t>::max();  // and at most this many
   double fast = 1.01;      // the fast group: both measurements below fast x the graph's fastest

@@ -17,9 +17,9 @@ TrainedModel load_run(const std::string& run_dir) {
   const run::RunConfig config = folder.read_config();
   TrainedModel run;
   run.dir = run_dir;
-  run.collection = config.collection;
-  run.prune_hops = config.prune_hops;
-  run.prune_seeds = config.prune_seeds;
+  run.collection = config.data.collection;
+  run.prune_hops = config.data.prune_hops;
+  run.prune_seeds = config.data.prune_seeds;
   run.slate_size = config.slate_size;
   if (config.model_type == run::ModelType::XGBoost) {
     const std::string config_path = folder.config_path();

@@ -79,34 +79,14 @@ RunConfig load_run_config(const std::string& run_dir) {
   }
   check_data(config.is_object(), path, "", "not a JSON object");
   read_header(config, path, run.format_version, run.model_type);
-  if (config.contains("collection")) {
-    check_data(config["collection"].is_string(), path, "collection", "expected a string");
-    run.collection = config["collection"].get<std::string>();
-  }
-  if (config.contains("prune_hops")) {
-    check_data(config["prune_hops"].is_number_integer(), path, "prune_hops",
-               "expected an integer");
-    run.prune_hops = config["prune_hops"].get<int>();
+  for (const auto& field : data::data_option_fields()) {
+    if (config.contains(field.key))
+      read_option_field(data::data_option_fields(), field.key, config[field.key], run.data, path);
   }
   if (config.contains("slate_size")) {
     check_data(config["slate_size"].is_number_integer() && config["slate_size"].get<int64_t>() > 0,
                path, "slate_size", "expected a positive integer");
     run.slate_size = config["slate_size"].get<int64_t>();
-  }
-  if (config.contains("prune_seeds")) {
-    check_data(config["prune_seeds"].is_string(), path, "prune_seeds", "expected a string");
-    run.prune_seeds = config["prune_seeds"].get<std::string>();
-  }
-  if (config.contains("exclude")) {
-    const nlohmann::json& exclude = config["exclude"];
-    bool strings = exclude.is_array();
-    for (const auto& name : exclude) strings = strings && name.is_string();
-    check_data(strings, path, "exclude", "expected an array of strings");
-    run.exclude = exclude.get<std::vector<std::string>>();
-  }
-  if (config.contains("skip_invalid")) {
-    check_data(config["skip_invalid"].is_boolean(), path, "skip_invalid", "expected true or false");
-    run.skip_invalid = config["skip_invalid"].get<bool>();
   }
   return run;
 }

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "data/data_options.h"
+
 namespace graphcost::run {
 
 // The config.json format this build writes, and the newest it reads. Version 1 added
@@ -29,12 +31,11 @@ const char* model_type_name(ModelType type);
 struct RunConfig {
   int format_version = kRunFormatVersion;
   ModelType model_type = ModelType::Gnn;
-  std::string collection;  // the collection id trained on ("" when the file does not name one)
-  int prune_hops = -1;     // -1: no pruning
-  std::string prune_seeds = "all";
+  // The data options the run was trained with, read through their field table
+  // (data/data_options.h); a key the file lacks keeps its default, except the collection, which
+  // stays "" when the file does not name one (runs written before config.json recorded it).
+  data::DataOptions data = data::command_data_options("train");
   int64_t slate_size = 0;  // the training slate size (0 when unknown, and for XGBoost runs)
-  std::vector<std::string> exclude;  // graph names left out of the data
-  bool skip_invalid = false;
   nlohmann::json options;  // the whole object, for the model's own options
 };
 

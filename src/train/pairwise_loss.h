@@ -1,4 +1,4 @@
-// The pairwise head's training loss (head "pairwise", docs/model-options.md).
+// The pairwise head's training loss (head "pairwise", docs/model-architecture.md).
 #pragma once
 
 #include <torch/torch.h>

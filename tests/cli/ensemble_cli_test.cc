@@ -88,7 +88,7 @@ TEST_F(EnsembleCli, BadInputsAreOneClearError) {
     std::ofstream(bad + "/config.json") << "{\"model_type\": \"xgboost\", \"xgboost\": {}, " << entry << "}";
     const std::string key = std::string(entry).substr(1, std::string(entry).find('"', 1) - 1);
     graphcost::testing::expect_error_line("eval --data " + data_ + " --model " + bad,
-                                          {bad + "/config.json: " + key + ": expected a"});
+                                          {bad + "/config.json: " + key + ": ", "expected a"});
   }
   std::tie(status, output) = run_graphcost("eval --data " + data_ + " --model " + dir_ + "/none").pair();
   EXPECT_EQ(status, 1);

@@ -67,7 +67,8 @@ TEST(OptionFlags, IntegersOutOfRangeAndUnknownFlagsAreRefused) {
 // The shared data group binds straight into a command's DataOptions, with its own defaults.
 TEST(OptionFlags, DataOptionsOfACommand) {
   CLI::App app;
-  data::DataOptions source{"", "", "valid", {}, false, -2, "all"};
+  data::DataOptions source = data::command_data_options("valid");
+  source.prune_hops = -2;
   const auto added = add_data_options(&app, source, {"data", "split", "prune_hops"},
                                       {{"split", "split to evaluate"}});
   ASSERT_EQ(added.size(), 3u);

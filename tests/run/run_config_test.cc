@@ -51,11 +51,11 @@ TEST_F(RunConfigTest, WrittenRunLoadsWithVersionTypeAndDataOptions) {
   const RunConfig run = load_run_config(dir_);
   EXPECT_EQ(run.format_version, kRunFormatVersion);
   EXPECT_EQ(run.model_type, ModelType::XGBoost);
-  EXPECT_EQ(run.collection, "tile:xla");
-  EXPECT_EQ(run.exclude, (std::vector<std::string>{"a", "b"}));
-  EXPECT_TRUE(run.skip_invalid);
-  EXPECT_EQ(run.prune_hops, 2);
-  EXPECT_EQ(run.prune_seeds, "all");
+  EXPECT_EQ(run.data.collection, "tile:xla");
+  EXPECT_EQ(run.data.exclude, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(run.data.skip_invalid);
+  EXPECT_EQ(run.data.prune_hops, 2);
+  EXPECT_EQ(run.data.prune_seeds, "all");
   EXPECT_EQ(run.slate_size, 0);
   EXPECT_EQ(run.options["xgboost"]["rounds"], 3);
 }
@@ -67,18 +67,70 @@ TEST_F(RunConfigTest, UnversionedRunsOfBothTypesStillLoad) {
   EXPECT_EQ(run.format_version, 0);
   EXPECT_EQ(run.model_type, ModelType::Gnn);
   EXPECT_EQ(run.slate_size, 8);
-  EXPECT_EQ(run.prune_seeds, "conv-dot-reshape");
+  EXPECT_EQ(run.data.prune_seeds, "conv-dot-reshape");
   write(R"({"model_type": "xgboost", "collection": "tile:xla", "xgboost": {}})");
   run = load_run_config(dir_);
   EXPECT_EQ(run.format_version, 0);
   EXPECT_EQ(run.model_type, ModelType::XGBoost);
 }
 
+// Every data option a run is written with reads back as it was (through the data options' table).
+TEST_F(RunConfigTest, DataOptionsRoundTrip) {
+  data::DataOptions given;
+  given.data = "/data/packs/train.gcpack";
+  given.collection = "layout:nlp:default";
+  given.split = "valid";
+  given.exclude = {"bert", "resnet"};
+  given.skip_invalid = true;
+  given.prune_hops = 3;
+  given.prune_seeds = "convolution,dot";
+  nlohmann::json options;
+  write_option_fields(options, data::data_option_fields(), given);
+  options["slate_size"] = 16;
+  write_run_config(dir_, ModelType::Gnn, options);
+  const RunConfig run = load_run_config(dir_);
+  nlohmann::json read;
+  write_option_fields(read, data::data_option_fields(), run.data);
+  EXPECT_EQ(read, nlohmann::json::parse(R"({"data": "/data/packs/train.gcpack",
+      "collection": "layout:nlp:default", "split": "valid", "exclude": ["bert", "resnet"],
+      "skip_invalid": true, "prune_hops": 3, "prune_seeds": "convolution,dot"})"));
+  EXPECT_EQ(run.slate_size, 16);
+}
+
+// A config.json as `train` wrote it before format versions (graphcost a07cd34^): every data key
+// it has is read, the ones it lacks (exclude, skip_invalid) keep their defaults.
+TEST_F(RunConfigTest, ConfigOfAnOldTrainStillLoads) {
+  write(R"({"data": "/runs/data", "valid_data": "", "collection": "layout:xla:default",
+            "split": "train", "valid_split": "valid", "iterations": 12, "graphs_per_batch": 2,
+            "slate_size": 8, "loss": "listmle", "optimizer": "adam", "lr": 0.001,
+            "weight_decay": 0.0, "decay_at": [], "grad_clip": 1.0, "log_every": 6,
+            "validate_every": 6, "valid_configs_per_graph": 40, "valid_batch": 100,
+            "valid_predictions_graphs": 5, "checkpoint_every": 1000, "seed": 1, "threads": 1,
+            "share_rows": true, "prune_hops": 2, "prune_seeds": "conv-dot-reshape",
+            "swa_start": 0, "swa_every": 10, "gst_segment_nodes": 0,
+            "gst_segments_per_step": 1, "gst_stale_dropout": 0.0, "gst_partition": "contiguous",
+            "model": {"hidden": [16, 16]}})");
+  const RunConfig run = load_run_config(dir_);
+  EXPECT_EQ(run.format_version, 0);
+  EXPECT_EQ(run.model_type, ModelType::Gnn);
+  EXPECT_EQ(run.data.data, "/runs/data");
+  EXPECT_EQ(run.data.collection, "layout:xla:default");
+  EXPECT_EQ(run.data.split, "train");
+  EXPECT_EQ(run.data.exclude, std::vector<std::string>{});
+  EXPECT_FALSE(run.data.skip_invalid);
+  EXPECT_EQ(run.data.prune_hops, 2);
+  EXPECT_EQ(run.data.prune_seeds, "conv-dot-reshape");
+  EXPECT_EQ(run.slate_size, 8);
+  EXPECT_EQ(run.options["model"]["hidden"], nlohmann::json({16, 16}));
+}
+
 TEST_F(RunConfigTest, MissingFileIsAnOldRunWithoutOptions) {
   const RunConfig run = load_run_config(dir_);
   EXPECT_EQ(run.format_version, 0);
   EXPECT_EQ(run.model_type, ModelType::Gnn);
-  EXPECT_EQ(run.collection, "");
+  EXPECT_EQ(run.data.collection, "");
+  EXPECT_EQ(run.data.prune_hops, -1);
+  EXPECT_EQ(run.data.prune_seeds, "all");
 }
 
 TEST_F(RunConfigTest, NewerFormatsAndUnknownTypesAreRefusedWithHowToRetrain) {
@@ -96,9 +148,14 @@ TEST_F(RunConfigTest, NewerFormatsAndUnknownTypesAreRefusedWithHowToRetrain) {
   write(R"({"format_version": "1"})");
   EXPECT_EQ(load_error(), path + ": format_version: expected an integer");
   write(R"({"exclude": "a"})");
-  EXPECT_EQ(load_error(), path + ": exclude: expected an array of strings");
+  EXPECT_EQ(load_error(),
+            path + ": exclude: wrong type: expected an array of strings, got a string \"a\"");
   write(R"({"skip_invalid": 1})");
-  EXPECT_EQ(load_error(), path + ": skip_invalid: expected true or false");
+  EXPECT_EQ(load_error(),
+            path + ": skip_invalid: wrong type: expected true or false, got a number 1");
+  write(R"({"prune_hops": 1.5})");
+  EXPECT_EQ(load_error(),
+            path + ": prune_hops: expected an integer in [-2147483648, 2147483647], got 1.5");
   write(R"({"collection": )");
   EXPECT_EQ(load_error().rfind(path + ": not valid JSON (truncated or damaged?)", 0), 0u);
 }

@@ -1,4 +1,4 @@
-// The architecture options through the trainer (docs/model-options.md): the pairwise head's own
+// The architecture options through the trainer (docs/model-architecture.md): the pairwise head's own
 // loss and validation by wins, attention and GraphNorm, on a learnable layout collection.
 #include <gtest/gtest.h>
 #include <unistd.h>

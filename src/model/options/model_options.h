@@ -36,7 +36,7 @@ struct ModelOptions {
   bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
   int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
   bool virtual_node = false;       // a virtual output node fed by every sink
-  // Architecture options (docs/model-options.md); the defaults give the model above.
+  // Architecture options (docs/model-architecture.md); the defaults give the model above.
   std::string architecture = "sage";  // "sage", or "mlp": node features + configuration (tile)
   std::string head = "score";         // "score", or "pairwise": P(a faster than b), ranked by wins
   int64_t pairwise_references = 64;   // pairwise: configurations each one is compared with
