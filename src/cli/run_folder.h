@@ -5,6 +5,8 @@
 
 #include "data/collection.h"
 #include "data/data_options.h"
+#include "stack/meta_learner.h"
+#include "stack/other_devices.h"
 #include "xgb/ranker.h"
 
 namespace graphcost::cli {
@@ -22,5 +24,15 @@ void remove_run_files(const std::string& out);
 // trials write their runs through this.
 void write_xgboost_run(const std::string& out, const xgb::XgbRanker& ranker,
                        const data::DataOptions& source, const data::CollectionId& id);
+
+// Writes a stacked run into `out` (which must exist): meta.xgb (an XGBoost meta-learner) and
+// other_devices.json where the stack has them, then config.json (model_type "stack") with the
+// data it was fitted on (`source`, collection `id`, the members' pruning) and under "stack" the
+// member folders (relative to `out` when inside it, else absolute: members are not copied, a
+// neural member's files can be large), `settings` (how it was fitted) and the meta-learner.
+void write_stack_run(const std::string& out, const std::vector<std::string>& members,
+                     const data::DataOptions& source, const data::CollectionId& id,
+                     const stack::MetaLearner& meta, const stack::OtherDevices* other_devices,
+                     const nlohmann::json& settings);
 
 }  // namespace graphcost::cli

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "infer/scoring.h"
+#include "infer/stack.h"
 
 namespace graphcost::infer {
 
@@ -18,6 +19,10 @@ Run load_run(const std::string& run_dir) {
   run.prune_hops = config.prune_hops;
   run.prune_seeds = config.prune_seeds;
   run.slate_size = config.slate_size;
+  if (config.model_type == run::ModelType::Stack) {
+    load_stack(run, config, run_dir);
+    return run;
+  }
   if (config.model_type == run::ModelType::XGBoost) {
     const std::string config_path = (fs::path(run_dir) / "config.json").string();
     xgb::XgbOptions options;
@@ -38,11 +43,16 @@ Run load_run(const std::string& run_dir) {
   return run;
 }
 
+const char* run_kind(const Run& run) {
+  return run.stack ? "stack" : run.xgb ? "xgboost" : "neural";
+}
+
 model::Ranker load_neural_model(const std::string& path) {
   if (!fs::is_directory(path)) return model::load_model(path);
   const run::RunConfig config = run::load_run_config(path);
   check_data(config.model_type == run::ModelType::Gnn, path, "model_type",
-             "an XGBoost run; a neural run (model.pt) is needed here");
+             std::string("an ") + (config.model_type == run::ModelType::Stack ? "stacked" : "XGBoost") +
+                 " run; a neural run (model.pt) is needed here");
   return model::load_model((fs::path(path) / "model.pt").string());
 }
 
@@ -78,6 +88,10 @@ void check_runs_kind(const std::vector<Run>& runs, const std::vector<std::string
 
 void check_run_fits(const Run& run, const data::Graph& graph, const data::ConfigView& configs,
                     const std::string& where) {
+  if (run.stack) {
+    for (const Run& member : run.stack->members) check_run_fits(member, graph, configs, where);
+    return;
+  }
   data::ConfigKind kind;
   int64_t node_width = 0, config_width = 0, opcodes = 0;
   if (run.xgb) {

@@ -42,9 +42,11 @@ void read_header(const nlohmann::json& config, const std::string& where, int& ve
     const std::string name = config["model_type"].get<std::string>();
     if (name == "xgboost") {
       type = ModelType::XGBoost;
+    } else if (name == "stack") {
+      type = ModelType::Stack;
     } else {
       check_data(name == "gnn", where, "model_type",
-                 "unknown model type \"" + name + "\" (known: gnn, xgboost): " + kRetrain);
+                 "unknown model type \"" + name + "\" (known: gnn, xgboost, stack): " + kRetrain);
     }
   }
 }
@@ -52,7 +54,7 @@ void read_header(const nlohmann::json& config, const std::string& where, int& ve
 }  // namespace
 
 const char* model_type_name(ModelType type) {
-  return type == ModelType::XGBoost ? "xgboost" : "gnn";
+  return type == ModelType::XGBoost ? "xgboost" : type == ModelType::Stack ? "stack" : "gnn";
 }
 
 void write_run_config(const std::string& run_dir, ModelType type, const nlohmann::json& options) {
