@@ -4,4 +4,4 @@
 # never to include LibTorch) and which into graphcost_torch; tests/LAYER/CMakeLists.txt says the
 # same of its tests (graphcost_tests or graphcost_torch_tests). The front-ends (src/cli,
 # src/serve, python/) build on these libraries and are not layers.
-set(GRAPHCOST_LAYERS core io data synth run eval sweep study xgb model infer train tune dist)
+set(GRAPHCOST_LAYERS core io data synth run eval sweep study xgb stack model infer train tune dist)

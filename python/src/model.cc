@@ -296,7 +296,7 @@ void bind_model(py::module_& m) {
       .def_property_readonly("collection", [](const PyModel& p) { return p.collection; })
       .def_property_readonly("kind", [](const PyModel& p) {
         std::vector<std::string> kinds;
-        for (const infer::TrainedModel& r : p.runs) kinds.push_back(r.xgb ? "xgboost" : "neural");
+        for (const infer::TrainedModel& r : p.runs) kinds.push_back(infer::run_kind(r));
         return kinds;
       })
       .def("_score", [](PyModel& p, const py::object& target, const py::object& configs,

@@ -56,6 +56,7 @@ void add_split_command(CLI::App& app);
 void add_ingest_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
+void add_stack_command(CLI::App& app);
 void add_submit_command(CLI::App& app);
 void add_score_command(CLI::App& app);
 void add_noise_command(CLI::App& app);

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/prune.h"
 #include "infer/scoring.h"
+#include "infer/stack.h"
 #include "model/io/model_file.h"
 #include "run/run_folder.h"
 
@@ -21,6 +22,10 @@ TrainedModel load_run(const std::string& run_dir) {
   run.prune_hops = config.data.prune_hops;
   run.prune_seeds = config.data.prune_seeds;
   run.slate_size = config.slate_size;
+  if (config.model_type == run::ModelType::Stack) {
+    load_stack(run, config, run_dir);
+    return run;
+  }
   if (config.model_type == run::ModelType::XGBoost) {
     const std::string config_path = folder.config_path();
     xgb::XgbOptions options;
@@ -41,11 +46,17 @@ TrainedModel load_run(const std::string& run_dir) {
   return run;
 }
 
+const char* run_kind(const TrainedModel& run) {
+  return run.stack ? "stack" : run.xgb ? "xgboost" : "neural";
+}
+
 model::Ranker load_neural_model(const std::string& path) {
   if (!fs::is_directory(path)) return model::load_model(path);
   const run::RunFolder folder(path);
-  check_data(folder.read_config().model_type == run::ModelType::Gnn, path, "model_type",
-             "an XGBoost run; a neural run (model.pt) is needed here");
+  const run::ModelType type = folder.read_config().model_type;
+  check_data(type == run::ModelType::Gnn, path, "model_type",
+             std::string("an ") + (type == run::ModelType::Stack ? "stacked" : "XGBoost") +
+                 " run; a neural run (model.pt) is needed here");
   return model::load_model(folder.model_path());
 }
 
@@ -81,6 +92,10 @@ void check_runs_kind(const std::vector<TrainedModel>& runs, const std::vector<st
 
 void check_run_fits(const TrainedModel& run, const data::Graph& graph, const data::ConfigView& configs,
                     const std::string& where) {
+  if (run.stack) {
+    for (const TrainedModel& member : run.stack->members) check_run_fits(member, graph, configs, where);
+    return;
+  }
   data::ConfigKind kind;
   int64_t node_width = 0, config_width = 0, opcodes = 0;
   if (run.xgb) {

@@ -12,6 +12,7 @@
 #include "dist/collectives.h"
 #include "eval/ensemble.h"
 #include "infer/scoring.h"
+#include "infer/stack.h"
 #include "model/forward/graph_tensors.h"
 #include "model/kernels/threads.h"
 #include "model/scoring/predict.h"
@@ -119,6 +120,22 @@ std::vector<double> run_scores(const Scorer& scorer, TrainedModel& run, const da
                                const std::vector<int64_t>& indices, std::vector<double>* spread,
                                uint64_t stream_base, const model::GraphTensors* ready = nullptr) {
   if (run.xgb) return run.xgb->score(graph, configs, indices);
+  if (run.stack) {
+    // Each member as it scores alone (the scorer's options, the graph's stream), then the
+    // meta-learner over their scores. Neural members in eval mode and without gradients here:
+    // a stack scores on the calling thread (scores_apart).
+    std::vector<std::vector<double>> member_scores;
+    for (TrainedModel& member : run.stack->members) {
+      std::unique_ptr<model::RankerModeGuard> mode;
+      std::unique_ptr<torch::NoGradGuard> no_grad;
+      if (member.ranker && scorer.mc_samples == 0) {
+        mode = std::make_unique<model::RankerModeGuard>(member.ranker, /*training=*/false);
+        no_grad = std::make_unique<torch::NoGradGuard>();
+      }
+      member_scores.push_back(run_scores(scorer, member, graph, g, configs, indices, nullptr));
+    }
+    return stack_scores(*run.stack, member_scores, graph.name, configs, indices);
+  }
   const model::ModelOptions& options = run.ranker->options();
   std::optional<model::GraphTensors> built;
   if (!ready) built = model::make_graph_tensors(graph, model::graph_feature_options(options));
@@ -148,10 +165,11 @@ std::vector<double> run_scores(const Scorer& scorer, TrainedModel& run, const da
   return score_neural(run.ranker, tensors, segments.get(), configs, indices, how, spread);
 }
 
-// A run scores the graphs apart, one per core, unless it is an XGBoost run (threads of its own)
-// or scores by MC dropout (draws from one global generator, in graph order).
+// A neural run scores the graphs apart, one per core, unless it scores by MC dropout (draws from
+// one global generator, in graph order). XGBoost runs have threads of their own, and so do a
+// stack's XGBoost members; a stack scores its neural members in eval mode set per graph.
 bool scores_apart(const Scorer& scorer, const TrainedModel& run) {
-  return !run.xgb && scorer.mc_samples == 0;
+  return run.ranker && scorer.mc_samples == 0;
 }
 
 // The runs' scores of one graph combined into one, as scorer.ensemble says.
@@ -161,7 +179,7 @@ std::vector<double> combine(const Scorer& scorer, const std::vector<std::vector<
 
 int64_t neural_run_count(const Scorer& scorer) {
   int64_t count = 0;
-  for (const TrainedModel* run : scorer.runs) count += run->xgb ? 0 : 1;
+  for (const TrainedModel* run : scorer.runs) count += run->ranker ? 1 : 0;
   return count;
 }
 

@@ -25,12 +25,15 @@
 
 namespace graphcost::infer {
 
+struct StackModel;  // infer/stack.h
+
 // A trained model loaded from a run folder (run::RunFolder, the files on disk): the model (a
-// neural ranker, or an XGBoost ranker when config.json says "model_type": "xgboost") and the
-// data settings it was trained with.
+// neural ranker, an XGBoost ranker when config.json says "model_type": "xgboost", or a stack of
+// member runs for "stack") and the data settings it was trained with.
 struct TrainedModel {
   model::Ranker ranker{nullptr};
   std::shared_ptr<const xgb::XgbRanker> xgb;  // set instead of ranker for XGBoost runs
+  std::shared_ptr<StackModel> stack;          // set instead of ranker for stacked runs
   std::string collection;  // the collection id the run was trained on ("" when unknown)
   int prune_hops = -1;      // the pruning the run trained with (-1: none)
   std::string prune_seeds = "all";
@@ -38,9 +41,13 @@ struct TrainedModel {
   std::string dir;         // the run folder, for messages
 };
 
-// Loads RUN_DIR/model.pt (or RUN_DIR/model.xgb for an XGBoost run) and, from
-// RUN_DIR/config.json (run/run_config.h), the collection id and pruning.
+// Loads RUN_DIR/model.pt (RUN_DIR/model.xgb for an XGBoost run, the members and meta-learner
+// for a stacked run: infer/stack.h) and, from RUN_DIR/config.json (run/run_config.h), the
+// collection id and pruning.
 TrainedModel load_run(const std::string& run_dir);
+
+// "neural", "xgboost" or "stack": what a loaded run is, for descriptions.
+const char* run_kind(const TrainedModel& run);
 
 // An Error naming the run when a run was trained on configurations of another kind than
 // collection `id` holds (a tile model asked to score layout:xla:random).

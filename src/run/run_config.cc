@@ -43,9 +43,11 @@ void read_header(const nlohmann::json& config, const std::string& where, int& ve
     const std::string name = config["model_type"].get<std::string>();
     if (name == "xgboost") {
       type = ModelType::XGBoost;
+    } else if (name == "stack") {
+      type = ModelType::Stack;
     } else {
       check_data(name == "gnn", where, "model_type",
-                 "unknown model type \"" + name + "\" (known: gnn, xgboost): " + kRetrain);
+                 "unknown model type \"" + name + "\" (known: gnn, xgboost, stack): " + kRetrain);
     }
   }
 }
@@ -53,7 +55,7 @@ void read_header(const nlohmann::json& config, const std::string& where, int& ve
 }  // namespace
 
 const char* model_type_name(ModelType type) {
-  return type == ModelType::XGBoost ? "xgboost" : "gnn";
+  return type == ModelType::XGBoost ? "xgboost" : type == ModelType::Stack ? "stack" : "gnn";
 }
 
 void write_run_config(const std::string& run_dir, ModelType type, const nlohmann::json& options) {
@@ -61,6 +63,14 @@ void write_run_config(const std::string& run_dir, ModelType type, const nlohmann
                            {"model_type", model_type_name(type)}};
   for (const auto& [key, value] : options.items()) config[key] = value;
   write_file_atomically(RunFolder(run_dir).config_path(), config.dump(2) + "\n");
+}
+
+nlohmann::json trained_data_keys(const data::DataOptions& source, const data::CollectionId& id) {
+  return {{"data", source.data},
+          {"collection", id.str()},
+          {"split", source.split},
+          {"exclude", source.exclude},
+          {"skip_invalid", source.skip_invalid}};
 }
 
 RunConfig load_run_config(const std::string& run_dir) {

@@ -1,10 +1,10 @@
 // A trained run's config.json: the one writer and the one loader of it. Every run folder
 // (`train`, `xgb train`, and the runs of a sweep, which train through `train`) records:
 //   "format_version": kRunFormatVersion      (absent in runs written before versioning: 0)
-//   "model_type":     "gnn" or "xgboost"      (absent before versioning: "gnn")
+//   "model_type":     "gnn", "xgboost" or "stack" (absent before versioning: "gnn")
 //   the options that shaped the data: data, collection, split, exclude, skip_invalid,
 //   prune_hops, prune_seeds, and the model's own options (a GNN's TrainOptions with its "model"
-//   object; an XGBoost run's "xgboost" object).
+//   object; an XGBoost run's "xgboost" object; a stack's "stack" object: members, meta-learner).
 // A run written by a newer graphcost (a higher format version) or of an unknown model type is
 // refused with a message saying how to retrain it. Plain C++: no LibTorch.
 #pragma once
@@ -23,8 +23,8 @@ namespace graphcost::run {
 // with model_type "gnn" unless the file says "xgboost".
 constexpr int kRunFormatVersion = 1;
 
-enum class ModelType { Gnn, XGBoost };
-// "gnn" or "xgboost".
+enum class ModelType { Gnn, XGBoost, Stack };
+// "gnn", "xgboost" or "stack" (a meta-learner over member runs: infer/stack.h).
 const char* model_type_name(ModelType type);
 
 // What a run's config.json says, as read by load_run_config.
@@ -44,6 +44,10 @@ struct RunConfig {
 // Writes RUN_DIR/config.json atomically: `options` (a JSON object of the run's options) with
 // format_version and model_type added in front of its keys.
 void write_run_config(const std::string& run_dir, ModelType type, const nlohmann::json& options);
+
+// The data keys a trained model's config.json records besides its own options: data,
+// collection (`id`), split, exclude and skip_invalid of `source`; writers add their own.
+nlohmann::json trained_data_keys(const data::DataOptions& source, const data::CollectionId& id);
 
 // Reads RUN_DIR/config.json. A missing file gives a default RunConfig with format_version 0
 // (runs written before config.json existed); a damaged file, a wrong type under a key the

@@ -22,13 +22,14 @@ constexpr char kMetricsFile[] = "metrics.jsonl";
 constexpr char kValidPredictionsFile[] = "valid_predictions.jsonl";
 constexpr char kReportFile[] = "report.html";
 constexpr char kTrialFile[] = "trial.json";
+constexpr char kMetaModelFile[] = "meta.xgb";
+constexpr char kOtherDevicesFile[] = "other_devices.json";
 
 // The files that make a folder a training run: the new-folder check looks for them and an
 // overwrite removes them.
-constexpr std::array<const char*, 7> kRunFiles = {kModelFile,      kXgboostModelFile,
-                                                  kConfigFile,     kMetricsFile,
-                                                  kCheckpointFile, kValidPredictionsFile,
-                                                  kReportFile};
+constexpr std::array<const char*, 9> kRunFiles = {
+    kModelFile,           kXgboostModelFile, kConfigFile,    kMetricsFile,     kCheckpointFile,
+    kValidPredictionsFile, kReportFile,      kMetaModelFile, kOtherDevicesFile};
 
 constexpr std::array<RunState, 4> kStates = {RunState::Unfinished, RunState::Complete,
                                              RunState::Pruned, RunState::Failed};
@@ -56,6 +57,8 @@ std::string RunFolder::metrics_path() const { return path(kMetricsFile); }
 std::string RunFolder::valid_predictions_path() const { return path(kValidPredictionsFile); }
 std::string RunFolder::report_path() const { return path(kReportFile); }
 std::string RunFolder::trial_path() const { return path(kTrialFile); }
+std::string RunFolder::meta_model_path() const { return path(kMetaModelFile); }
+std::string RunFolder::other_devices_path() const { return path(kOtherDevicesFile); }
 
 bool RunFolder::has_checkpoint() const {
   std::error_code error;

@@ -7,6 +7,8 @@
 //   valid_predictions.jsonl  the final validation's predictions of the first graphs
 //   report.html              `graphcost report`'s page
 //   trial.json               how a study's trial ended (its state, value, parameters)
+//   meta.xgb                 a stack's XGBoost meta-learner (stack/meta_learner.h)
+//   other_devices.json       a stack's other-devices member (stack/other_devices.h)
 //   .graphcost.lock          the writer lock (folder_lock.h)
 // Writes are atomic (core/atomic_file.h) except the appends to metrics.jsonl. Plain C++: no
 // LibTorch.
@@ -43,6 +45,8 @@ class RunFolder {
   std::string valid_predictions_path() const;
   std::string report_path() const;
   std::string trial_path() const;
+  std::string meta_model_path() const;     // a stack's meta.xgb
+  std::string other_devices_path() const;  // a stack's other_devices.json
 
   bool has_checkpoint() const;
   // model.pt or model.xgb: the run finished training.

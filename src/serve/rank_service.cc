@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "data/validate.h"
 #include "eval/metrics.h"
+#include "infer/stack.h"
 #include "run/run_folder.h"
 #include "serve/http_error.h"
 
@@ -34,7 +35,7 @@ nlohmann::json describe_run(const ServedModel& model, const std::string& run_dir
   const nlohmann::json training = folder.last_metrics();
   return {{"name", model.name},
           {"collection", model.collection.str()},
-          {"model_type", model.run.xgb ? "xgboost" : "neural"},
+          {"model_type", infer::run_kind(model.run)},
           {"mc_dropout", model.mc_dropout},
           {"options", options},
           {"training", training}};
@@ -50,12 +51,14 @@ void check_fits_model(const ServedModel& model, const data::GraphRecord& record)
                         data::config_kind_name(record.configs.kind) + " ones");
   }
   int64_t node_width = 0, config_width = 0;
-  if (model.run.xgb) {
-    node_width = model.run.xgb->options().features.node_feature_width;
-    config_width = model.run.xgb->options().features.config_width;
+  // A stack's members all read the data it was fitted on: the first one's widths are its.
+  const infer::TrainedModel& run = model.run.stack ? model.run.stack->members.front() : model.run;
+  if (run.xgb) {
+    node_width = run.xgb->options().features.node_feature_width;
+    config_width = run.xgb->options().features.config_width;
   } else {
-    node_width = model.run.ranker->options().node_feature_width;
-    config_width = model.run.ranker->options().config_width;
+    node_width = run.ranker->options().node_feature_width;
+    config_width = run.ranker->options().config_width;
   }
   if (record.graph.feature_width != node_width)
     throw HttpError(kBadRequest, "request: node_feat: " + std::to_string(record.graph.feature_width) +
@@ -96,8 +99,8 @@ RankService::RankService(const std::vector<std::pair<std::string, std::string>>&
     model.load.merge_duplicates = false;  // as predict: indices are the request's own
     infer::apply_run_pruning({model.run}, {run_dir}, infer::kRunPruning, model.load);
     // Eval mode once for good: the scoring guards then restore eval mode, whoever finishes last.
-    if (!model.run.xgb) model.run.ranker->train(false);
-    model.mc_dropout = !model.run.xgb && model.run.ranker->options().dropout > 0;
+    if (model.run.ranker) model.run.ranker->train(false);
+    model.mc_dropout = model.run.ranker && model.run.ranker->options().dropout > 0;
     model.description = describe_run(model, run_dir);
     models_.emplace(name, std::move(model));
   }
@@ -147,7 +150,8 @@ Ranking RankService::rank(const std::string& name, RankRequest request) {
   std::vector<std::vector<double>> spreads;
   std::vector<eval::GraphScores> scores;
   try {
-    if (mc_samples > 0 || model.run.xgb) {
+    // XGBoost has threads of its own; a stack sets its neural members' modes as it scores.
+    if (mc_samples > 0 || !model.run.ranker) {
       std::unique_lock<std::shared_mutex> lock(exclusive_scoring_);
       scores = infer::score_collection(scorer, collection, 0, mc_samples > 0 ? &spreads : nullptr);
     } else {

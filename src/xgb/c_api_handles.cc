@@ -1,7 +1,9 @@
 #include "xgb/c_api_handles.h"
 
 #include <algorithm>
+#include <filesystem>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace graphcost::xgb::detail {
@@ -35,6 +37,20 @@ Booster::Booster(const std::vector<DMatrixHandle>& cache) {
 
 void Booster::set(const std::string& key, const std::string& value) {
   check_call(XGBoosterSetParam(handle, key.c_str(), value.c_str()), kXgbApiWhere, key);
+}
+
+void save_booster(BoosterHandle booster, const std::string& path) {
+  bst_ulong length = 0;
+  const char* bytes = nullptr;
+  check_call(XGBoosterSaveModelToBuffer(booster, R"({"format": "json"})", &length, &bytes), path,
+             "model");
+  write_file_atomically(path, std::string(bytes, length));
+}
+
+void load_booster(BoosterHandle booster, const std::string& path) {
+  check_data(std::filesystem::is_regular_file(path), path, "", "no such model file");
+  const std::string bytes = read_file(path);
+  check_call(XGBoosterLoadModelFromBuffer(booster, bytes.data(), bytes.size()), path, "model");
 }
 
 }  // namespace graphcost::xgb::detail

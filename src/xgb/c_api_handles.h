@@ -39,4 +39,10 @@ struct Booster {
   void set(const std::string& key, const std::string& value);
 };
 
+// Writes a booster to `path` in XGBoost's JSON model format, atomically.
+void save_booster(BoosterHandle booster, const std::string& path);
+// Reads a booster saved by save_booster into `booster`; a missing or malformed file is an Error
+// naming it.
+void load_booster(BoosterHandle booster, const std::string& path);
+
 }  // namespace graphcost::xgb::detail

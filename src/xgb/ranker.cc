@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <numeric>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/random.h"
 #include "xgb/c_api_handles.h"
@@ -20,9 +18,9 @@ using detail::check_call;
 using detail::Matrix;
 constexpr const char* kXgbRankerWhere = "xgboost";
 
-// Relevance labels for rank:pairwise (higher = better): how many of the group's configurations
-// are strictly slower; equal runtimes get equal labels, so they form no pair.
-std::vector<float> relevance(const std::vector<double>& runtimes) {
+}  // namespace
+
+std::vector<float> relevance_labels(const std::vector<double>& runtimes) {
   std::vector<double> sorted = runtimes;
   std::sort(sorted.begin(), sorted.end());
   std::vector<float> labels;
@@ -32,8 +30,6 @@ std::vector<float> relevance(const std::vector<double>& runtimes) {
   }
   return labels;
 }
-
-}  // namespace
 
 struct XgbRanker::Booster : detail::Booster {};
 
@@ -67,7 +63,7 @@ XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions&
     rows.insert(rows.end(), part.begin(), part.end());
     std::vector<double> runtimes;
     for (int64_t j : indices) runtimes.push_back(configs.runtimes[j]);
-    const std::vector<float> group_labels = relevance(runtimes);
+    const std::vector<float> group_labels = relevance_labels(runtimes);
     labels.insert(labels.end(), group_labels.begin(), group_labels.end());
     groups.push_back(static_cast<unsigned>(indices.size()));
   }
@@ -95,21 +91,14 @@ XgbRanker XgbRanker::train(const data::Collection& collection, const XgbOptions&
 }
 
 XgbRanker XgbRanker::load(const std::string& path, const XgbOptions& options) {
-  check_data(std::filesystem::is_regular_file(path), path, "", "no such model file");
-  const std::string bytes = read_file(path);
   auto booster = std::make_shared<Booster>();
-  check_call(XGBoosterLoadModelFromBuffer(booster->handle, bytes.data(), bytes.size()), path,
-             "model");
+  detail::load_booster(booster->handle, path);
   booster->set("nthread", std::to_string(options.threads));
   return XgbRanker(options, booster);
 }
 
 void XgbRanker::save(const std::string& path) const {
-  bst_ulong length = 0;
-  const char* bytes = nullptr;
-  check_call(XGBoosterSaveModelToBuffer(booster_->handle, R"({"format": "json"})", &length, &bytes),
-             path, "model");
-  write_file_atomically(path, std::string(bytes, length));
+  detail::save_booster(booster_->handle, path);
 }
 
 std::vector<double> XgbRanker::score(const data::Graph& graph, const data::ConfigView& configs,

@@ -16,6 +16,10 @@
 
 namespace graphcost::xgb {
 
+// Relevance labels for rank:pairwise (higher = better): how many of the group's configurations
+// are strictly slower; equal runtimes get equal labels, so they form no pair.
+std::vector<float> relevance_labels(const std::vector<double>& runtimes);
+
 class XgbRanker {
  public:
   // Trains on every graph of the collection with runtimes and >= 2 configurations (their

@@ -9,12 +9,9 @@ void write_run(const run::RunFolder& folder, const XgbRanker& ranker,
   ranker.save(folder.xgboost_model_path());
   nlohmann::json options;
   to_json(options, ranker.options());
-  folder.write_config(run::ModelType::XGBoost, {{"data", source.data},
-                                                {"collection", id.str()},
-                                                {"split", source.split},
-                                                {"exclude", source.exclude},
-                                                {"skip_invalid", source.skip_invalid},
-                                                {"xgboost", options}});
+  nlohmann::json config = run::trained_data_keys(source, id);
+  config["xgboost"] = options;
+  folder.write_config(run::ModelType::XGBoost, config);
 }
 
 }  // namespace graphcost::xgb

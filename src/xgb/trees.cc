@@ -1,5 +1,7 @@
 #include "xgb/trees.h"
 
+#include <numeric>
+
 #include "core/error.h"
 #include "xgb/c_api_handles.h"
 
@@ -20,7 +22,8 @@ GradientBoostedTrees::GradientBoostedTrees(int64_t width, std::shared_ptr<Handle
 GradientBoostedTrees GradientBoostedTrees::train(const std::vector<float>& rows, int64_t width,
                                                  const std::vector<float>& labels,
                                                  const TreeOptions& options,
-                                                 const std::vector<float>& weights) {
+                                                 const std::vector<float>& weights,
+                                                 const std::vector<unsigned>& groups) {
   check_data(options.rounds >= 1, kTreesWhere, "rounds", "must be at least 1");
   check_data(width >= 1 && !labels.empty() && rows.size() == labels.size() * width, kTreesWhere,
              "rows", "need one row of " + std::to_string(width) + " values per label");
@@ -33,6 +36,12 @@ GradientBoostedTrees GradientBoostedTrees::train(const std::vector<float>& rows,
     detail::check_call(
         XGDMatrixSetFloatInfo(matrix.get(), "weight", weights.data(), weights.size()), kTreesWhere,
         "weight");
+  }
+  if (!groups.empty()) {
+    check_data(std::accumulate(groups.begin(), groups.end(), size_t{0}) == labels.size(),
+               kTreesWhere, "groups", "group sizes must add up to the rows");
+    detail::check_call(XGDMatrixSetUIntInfo(matrix.get(), "group", groups.data(), groups.size()),
+                       kTreesWhere, "group");
   }
   auto handle = std::make_shared<Handle>(std::vector<DMatrixHandle>{matrix.get()});
   detail::Booster& b = handle->booster;
@@ -50,6 +59,18 @@ GradientBoostedTrees GradientBoostedTrees::train(const std::vector<float>& rows,
                        kTreesWhere, "round " + std::to_string(round));
   }
   return GradientBoostedTrees(width, handle);
+}
+
+GradientBoostedTrees GradientBoostedTrees::load(const std::string& path, int64_t width,
+                                                int threads) {
+  auto handle = std::make_shared<Handle>(std::vector<DMatrixHandle>{});
+  detail::load_booster(handle->booster.handle, path);
+  handle->booster.set("nthread", std::to_string(threads));
+  return GradientBoostedTrees(width, handle);
+}
+
+void GradientBoostedTrees::save(const std::string& path) const {
+  detail::save_booster(handle_->booster.handle, path);
 }
 
 std::vector<double> GradientBoostedTrees::predict(const std::vector<float>& rows) const {

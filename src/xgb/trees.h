@@ -25,10 +25,18 @@ struct TreeOptions {
 class GradientBoostedTrees {
  public:
   // Trains on rows (row-major, `width` columns, NaN = missing) and one label per row; weights
-  // (one per row) may be empty. No rows, mismatched sizes or rounds < 1 are an Error.
+  // (one per row) may be empty; groups (query group sizes in row order, for rank objectives
+  // such as rank:pairwise) may be empty, else they sum to the rows. No rows, mismatched sizes or
+  // rounds < 1 are an Error.
   static GradientBoostedTrees train(const std::vector<float>& rows, int64_t width,
                                     const std::vector<float>& labels, const TreeOptions& options,
-                                    const std::vector<float>& weights = {});
+                                    const std::vector<float>& weights = {},
+                                    const std::vector<unsigned>& groups = {});
+  // Loads trees saved by save() for rows of `width` columns; a missing or malformed file is an
+  // Error naming it.
+  static GradientBoostedTrees load(const std::string& path, int64_t width, int threads);
+  // Writes the booster (XGBoost's JSON model format) atomically.
+  void save(const std::string& path) const;
   // One prediction per row (the objective's output: a value, or a probability for logistic).
   std::vector<double> predict(const std::vector<float>& rows) const;
   int64_t width() const { return width_; }

@@ -7,6 +7,7 @@
 #include "../model/options_testing.h"
 #include "../model/random_graph.h"
 #include "core/random.h"
+#include "infer/stack.h"
 #include "model/scoring/predict.h"
 #include "model/scoring/tta.h"
 
@@ -145,6 +146,43 @@ TEST_F(ScoreGraphTest, ListedConfigurationsOnly) {
   EXPECT_NEAR(some.scores[0], all.scores[1], 1e-5);
   EXPECT_NEAR(some.scores[1], all.scores[4], 1e-5);
   EXPECT_NEAR(some.scores[2], all.scores[7], 1e-5);
+}
+
+TEST_F(ScoreGraphTest, StackScoresItsMembersThroughTheMetaLearner) {
+  infer::Run plain, attention;
+  plain.ranker = make_model(false, 0, 4);
+  attention.ranker = make_model(true, 0, 6);
+  attention.slate_size = 5;  // anchored, as alone
+  Scorer alone_plain, alone_attention;
+  alone_plain.runs = {&plain};
+  alone_attention.runs = {&attention};
+  // The meta-learner fitted on each member's scores as it scores alone.
+  std::vector<stack::StackGraph> graphs;
+  for (int64_t g = 0; g < 3; ++g) {
+    const data::ConfigView configs = collection->configs(g);
+    stack::StackGraph rows;
+    rows.name = collection->graph(g).name;
+    rows.features = stack::stack_features(
+        {score_graph(alone_plain, collection->graph(g), configs, {}, g).scores,
+         score_graph(alone_attention, collection->graph(g), configs, {}, g).scores});
+    rows.runtimes.assign(configs.runtimes, configs.runtimes + configs.count);
+    graphs.push_back(std::move(rows));
+  }
+  stack::MetaOptions meta;
+  meta.folds = 3;
+  auto model = std::make_shared<StackModel>();
+  model->members = {plain, attention};
+  model->meta = stack::MetaLearner::fit(graphs, 2, meta);
+  infer::Run stacked;
+  stacked.stack = model;
+  Scorer scorer;
+  scorer.runs = {&stacked};
+  expect_same(scorer);
+  for (int64_t g = 0; g < 3; ++g) {
+    EXPECT_EQ(score_graph(scorer, collection->graph(g), collection->configs(g), {}, g).scores,
+              model->meta.score(graphs[g].features))
+        << "graph " << g;
+  }
 }
 
 }  // namespace

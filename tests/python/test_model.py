@@ -126,3 +126,22 @@ def test_load_errors_match_the_cli(root, tmp_path):
     with pytest.raises(graphcost.Error) as e:
         graphcost.load(bad)
     assert str(e.value) == cli_error("eval", "--model", bad, "--data", root)
+
+
+def test_stacked_run_loads_and_scores_as_the_cli(root, tile_run, tmp_path):
+    """A stack of the neural tile run and an XGBoost run (both trained on the training split,
+    fitted on the validation split) loads as one model and evaluates as eval does."""
+    xgb = tmp_path / "xgb"
+    cli("xgb", "train", "--data", root, "--collection", "tile:xla", "--rounds", 5,
+        "--threads", THREADS, "--out", xgb)
+    stack = tmp_path / "stack"
+    cli("stack", "--data", root, "--member", tile_run, "--member", xgb, "--folds", 2,
+        "--threads", THREADS, "--out", stack)
+    model = graphcost.load(stack)
+    assert model.kind == ["stack"]
+    assert model.collection == "tile:xla"
+    expected = json.loads(cli("eval", "--model", stack, "--data", root, "--split", "test",
+                              "--json", "--threads", THREADS).stdout)
+    assert model.evaluate(root, "test", threads=THREADS) == expected
+    g = graphcost.open(root, "tile:xla", "test")[0]
+    assert model.score(g, threads=THREADS).shape == (g.num_configs,)

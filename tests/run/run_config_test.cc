@@ -60,6 +60,15 @@ TEST_F(RunConfigTest, WrittenRunLoadsWithVersionTypeAndDataOptions) {
   EXPECT_EQ(run.options["xgboost"]["rounds"], 3);
 }
 
+TEST_F(RunConfigTest, StackedRunRoundTrips) {
+  write_run_config(dir_, ModelType::Stack, {{"collection", "tile:xla"}, {"stack", {{"meta", "ridge"}}}});
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir_ + "/config.json"))["model_type"], "stack");
+  const RunConfig run = load_run_config(dir_);
+  EXPECT_EQ(run.model_type, ModelType::Stack);
+  EXPECT_EQ(run.options["stack"]["meta"], "ridge");
+  EXPECT_STREQ(model_type_name(ModelType::Stack), "stack");
+}
+
 TEST_F(RunConfigTest, UnversionedRunsOfBothTypesStillLoad) {
   write(R"({"collection": "layout:xla:random", "slate_size": 8, "prune_hops": 1,
             "prune_seeds": "conv-dot-reshape", "model": {}})");
@@ -142,7 +151,7 @@ TEST_F(RunConfigTest, NewerFormatsAndUnknownTypesAreRefusedWithHowToRetrain) {
                                  "that wrote it");
   write(R"({"format_version": 1, "model_type": "lightgbm"})");
   EXPECT_EQ(load_error().rfind(path + ": model_type: unknown model type \"lightgbm\" (known: gnn, "
-                                      "xgboost): retrain it",
+                                      "xgboost, stack): retrain it",
                                0),
             0u);
   write(R"({"format_version": "1"})");

@@ -25,7 +25,8 @@ std::vector<std::string> run_file_names() {
   for (const std::string& path :
        {folder.config_path(), folder.model_path(), folder.xgboost_model_path(),
         folder.checkpoint_path(), folder.metrics_path(), folder.valid_predictions_path(),
-        folder.report_path(), folder.trial_path()})
+        folder.report_path(), folder.trial_path(), folder.meta_model_path(),
+        folder.other_devices_path()})
     names.push_back(fs::path(path).filename().string());
   return names;
 }

@@ -44,6 +44,8 @@ TEST_F(RunFolderTest, NamesEveryFileOfARun) {
   EXPECT_EQ(folder.valid_predictions_path(), "runs/a/valid_predictions.jsonl");
   EXPECT_EQ(folder.report_path(), "runs/a/report.html");
   EXPECT_EQ(folder.trial_path(), "runs/a/trial.json");
+  EXPECT_EQ(folder.meta_model_path(), "runs/a/meta.xgb");
+  EXPECT_EQ(folder.other_devices_path(), "runs/a/other_devices.json");
 }
 
 TEST_F(RunFolderTest, NewFolderCheckNamesTheRunFileAndTheWayOut) {
@@ -64,7 +66,8 @@ TEST_F(RunFolderTest, NewFolderCheckNamesTheRunFileAndTheWayOut) {
 
 TEST_F(RunFolderTest, RemovingRunFilesKeepsEverythingElse) {
   for (const char* name : {"model.pt", "model.xgb", "config.json", "metrics.jsonl",
-                           "checkpoint.pt", "valid_predictions.jsonl", "report.html"})
+                           "checkpoint.pt", "valid_predictions.jsonl", "report.html", "meta.xgb",
+                           "other_devices.json"})
     touch(name);
   touch("notes.txt");
   touch("trial.json");

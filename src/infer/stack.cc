@@ -1,0 +1,203 @@
+// Stacked runs: loading, scoring and fitting (docs/stack.md).
+#include "infer/stack.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <numeric>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "core/random.h"
+#include "io/collection_readers.h"
+#include "run/run_folder.h"
+#include "stack/training_graphs.h"
+
+namespace graphcost::infer {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The feature columns: one per member run, and one for the other devices when present.
+int64_t feature_width(const StackModel& stack) {
+  return static_cast<int64_t>(stack.members.size()) + (stack.other_devices ? 1 : 0);
+}
+
+// Every graph a member trained on, or nullopt (with a warning) when its config.json records no
+// data or that data is gone.
+std::optional<std::vector<std::string>> trained_graphs(
+    const std::string& member_dir, std::map<std::string, std::vector<std::string>>& listed,
+    std::string& training_split) {
+  const auto source = stack::training_source(run::RunFolder(member_dir).read_config());
+  training_split = source ? source->split : "train";
+  if (!source || !fs::exists(source->data)) return std::nullopt;
+  std::string key = source->data + "\n" + source->collection + "\n" + source->split + "\n" +
+                    (source->skip_invalid ? "1" : "0");
+  for (const std::string& name : source->exclude) key += "\n" + name;
+  auto found = listed.find(key);
+  if (found == listed.end()) found = listed.emplace(key, stack::graph_names(*source)).first;
+  return found->second;
+}
+
+// A seeded sample of at most `most` of a graph's configurations (all when most is 0), sorted.
+std::vector<int64_t> sample_configs(int64_t count, int64_t most, uint64_t seed, uint64_t stream) {
+  std::vector<int64_t> indices(static_cast<size_t>(count));
+  std::iota(indices.begin(), indices.end(), 0);
+  if (most > 0 && count > most) {
+    Random random = random_stream(seed, stream);
+    random.shuffle(indices);
+    indices.resize(static_cast<size_t>(most));
+    std::sort(indices.begin(), indices.end());
+  }
+  return indices;
+}
+
+}  // namespace
+
+void load_stack(TrainedModel& run, const run::RunConfig& config, const std::string& run_dir) {
+  const run::RunFolder folder(run_dir);
+  const std::string where = folder.config_path();
+  check_data(config.options.contains("stack") && config.options["stack"].is_object(), where,
+             "stack", "missing (a stacked run's members and meta-learner)");
+  const nlohmann::json& j = config.options["stack"];
+  auto stack = std::make_shared<StackModel>();
+  const bool paths = j.contains("members") && j["members"].is_array() && !j["members"].empty() &&
+                     std::all_of(j["members"].begin(), j["members"].end(),
+                                 [](const nlohmann::json& p) { return p.is_string(); });
+  check_data(paths, where, "stack.members", "expected a non-empty array of run folders");
+  stack->member_paths = j["members"].get<std::vector<std::string>>();
+  for (const std::string& path : stack->member_paths) {
+    const fs::path member = fs::path(path).is_absolute() ? fs::path(path) : fs::path(run_dir) / path;
+    check_data(fs::is_directory(member), where, "stack.members",
+               "member " + member.string() + " is not a run folder (moved or removed?)");
+    stack->members.push_back(load_run(member.string()));
+    check_data(!stack->members.back().stack, where, "stack.members",
+               "member " + member.string() + " is itself a stack");
+  }
+  const bool other_devices = j.contains("other_devices") && j["other_devices"].is_boolean() &&
+                             j["other_devices"].get<bool>();
+  if (other_devices) {
+    const std::string table = folder.other_devices_path();
+    nlohmann::json parsed;
+    try {
+      parsed = nlohmann::json::parse(read_file(table));
+    } catch (const nlohmann::json::exception&) {
+      throw Error(table, "", "not valid JSON (truncated or damaged?)");
+    }
+    stack->other_devices = stack::OtherDevices::from_json(parsed, table);
+  }
+  int threads = 0;
+  for (const TrainedModel& member : stack->members)
+    if (member.xgb) threads = member.xgb->options().threads;
+  stack->meta = stack::MetaLearner::load(j, folder.meta_model_path(), where, threads);
+  check_data(stack->meta.width() == feature_width(*stack), where, "stack.members_width",
+             std::to_string(stack->meta.width()) + " columns, but the stack has " +
+                 std::to_string(feature_width(*stack)) + " members");
+  run.stack = std::move(stack);
+}
+
+std::vector<double> stack_scores(const StackModel& stack,
+                                 const std::vector<std::vector<double>>& member_scores,
+                                 const std::string& graph_name, const data::ConfigView& configs,
+                                 const std::vector<int64_t>& indices) {
+  std::vector<std::vector<double>> columns = member_scores;
+  if (stack.other_devices) columns.push_back(stack.other_devices->score(graph_name, configs, indices));
+  return stack.meta.score(stack::stack_features(columns));
+}
+
+FittedStack fit_stack(const StackOptions& o) {
+  check_data(!o.members.empty(), "stack", "--member", "at least one member run is needed");
+  for (const std::string& dir : o.members)
+    check_data(fs::is_directory(dir), dir, "", "no such run folder (--member)");
+  std::string trained_on;
+  std::vector<TrainedModel> runs = load_runs(o.members, trained_on);
+  for (size_t m = 0; m < runs.size(); ++m)
+    check_data(!runs[m].stack, o.members[m], "model_type", "a stacked run cannot be a member");
+  FittedStack out;
+  const std::string collection = !o.source.collection.empty() ? o.source.collection : trained_on;
+  check_data(!collection.empty(), "stack", "--collection",
+             "needed (no member names the collection it trained on)");
+  out.id = data::CollectionId::parse(collection);
+  check_runs_kind(runs, o.members, out.id);
+  data::LoadOptions load;
+  load.exclude = o.source.exclude;
+  load.skip_invalid = o.source.skip_invalid;
+  apply_run_pruning(runs, o.members, kRunPruning, load);
+  out.prune_hops = runs[0].prune_hops;
+  out.prune_seeds = runs[0].prune_seeds;
+  const auto fit_set = io::open_collection(o.source.data, out.id, o.source.split, load);
+  std::vector<int64_t> usable;
+  std::vector<std::string> fitted_names;
+  for (int64_t g = 0; g < fit_set->size(); ++g) {
+    const data::ConfigView configs = fit_set->configs(g);
+    check_data(configs.has_runtimes(), fit_set->source(g), "",
+               "no runtimes to fit the stack on (split " + o.source.split + ")");
+    fitted_names.push_back(fit_set->graph(g).name);
+    if (configs.count >= 2) usable.push_back(g);
+  }
+  // No member may have trained on a graph the meta-learner is fitted on: its scores there would
+  // be in-sample, and the meta-learner would learn to trust it too much.
+  std::map<std::string, std::vector<std::string>> listed;
+  for (const std::string& dir : o.members) {
+    std::string training_split;
+    const auto trained = trained_graphs(dir, listed, training_split);
+    if (trained) {
+      stack::check_out_of_sample(dir, *trained, fitted_names);
+      continue;
+    }
+    check_data(training_split != o.source.split, dir, "split",
+               "trained on split " + training_split +
+                   ", the split the stack is fitted on (its scores there are in-sample)");
+    std::fprintf(stderr,
+                 "stack: warning: %s: its training data is not recorded or not found, so only its "
+                 "split (%s) was checked against the stack's\n",
+                 dir.c_str(), training_split.c_str());
+  }
+  StackModel model;
+  model.members = runs;
+  if (o.other_devices) {
+    // The other devices are the first member's training graphs (measured times, never the
+    // fitted graphs: the check above holds them apart).
+    const auto source = stack::training_source(run::RunFolder(o.members[0]).read_config());
+    check_data(source && fs::exists(source->data), o.members[0], "data",
+               "--member-other-devices reads this member's training graphs as the other "
+               "devices, but its config.json names no data that exists");
+    data::LoadOptions reference_load;
+    reference_load.exclude = source->exclude;
+    reference_load.skip_invalid = source->skip_invalid;
+    const auto references = io::open_collection(source->data, out.id, source->split, reference_load);
+    model.other_devices = stack::OtherDevices::build(*references);
+  }
+  std::fprintf(stderr, "stack: %s %s: %zu graphs, %zu member runs%s, meta-learner %s\n",
+               out.id.str().c_str(), o.source.split.c_str(), usable.size(), runs.size(),
+               o.other_devices ? " + other devices" : "", o.meta.meta.c_str());
+  std::vector<Scorer> scorers;
+  for (TrainedModel& run : model.members) {
+    scorers.emplace_back();
+    scorers.back().runs = {&run};
+  }
+  std::vector<stack::StackGraph> graphs;
+  for (int64_t g : usable) {
+    const data::Graph& graph = fit_set->graph(g);
+    const data::ConfigView configs = fit_set->configs(g);
+    const std::vector<int64_t> indices =
+        sample_configs(configs.count, o.max_configs_per_graph, o.meta.seed, static_cast<uint64_t>(g));
+    std::vector<std::vector<double>> member_scores;
+    for (const Scorer& scorer : scorers)
+      member_scores.push_back(score_graph(scorer, graph, configs, indices, g).scores);
+    if (model.other_devices) member_scores.push_back(model.other_devices->score(graph.name, configs, indices));
+    stack::StackGraph rows;
+    rows.name = graph.name;
+    rows.features = stack::stack_features(member_scores);
+    for (int64_t j : indices) rows.runtimes.push_back(configs.runtimes[j]);
+    graphs.push_back(std::move(rows));
+  }
+  out.graphs = static_cast<int64_t>(graphs.size());
+  out.meta = stack::MetaLearner::fit(graphs, feature_width(model), o.meta);
+  out.other_devices = std::move(model.other_devices);
+  return out;
+}
+
+}  // namespace graphcost::infer

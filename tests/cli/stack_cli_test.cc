@@ -1,0 +1,168 @@
+// graphcost stack end to end on a tiny synthetic tile collection: members trained on the training
+// split, the stack fitted on the validation split and scored by eval and predict like any run;
+// a member that trained on the fitted graphs is refused; bad input is one line.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/atomic_file.h"
+#include "run_graphcost.h"
+
+namespace {
+
+using graphcost::testing::expect_error_line;
+using graphcost::testing::run_graphcost;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class StackCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("graphcost_stack_cli_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    const std::string plan = path("plan.json");
+    std::ofstream(plan) << R"([{"collection": "tile:xla", "files": [4, 4, 2], "nodes": [20, 30],
+                                "configs": [16, 24], "configurable_fraction": [0.1, 0.1]}])";
+    std::string output;
+    ASSERT_EQ(run_graphcost("synth --out " + data() + " --plan " + plan + " --seed 6 --threads 1",
+                            &output),
+              0)
+        << output;
+    const std::string common = " --data " + data() + " --collection tile:xla --threads 1";
+    ASSERT_EQ(run_graphcost("xgb train" + common + " --rounds 10 --out " + path("xgb"), &output), 0)
+        << output;
+    ASSERT_EQ(run_graphcost("train" + common + " --valid-split '' --iterations 6 " +
+                                "--graphs-per-batch 2 --slate-size 4 --hidden 8 --out " + path("nn"),
+                            &output),
+              0)
+        << output;
+    // A member trained on the validation split: stacking on it must be refused.
+    ASSERT_EQ(run_graphcost("xgb train" + common + " --split valid --rounds 3 --out " +
+                                path("xgb_valid"),
+                            &output),
+              0)
+        << output;
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+  static std::string path(const std::string& name) { return (root_ / name).string(); }
+  static std::string data() { return path("data"); }
+  static std::string stack(const std::string& members, const std::string& out,
+                           const std::string& extra = "") {
+    return "stack --data " + data() + " --threads 1 --folds 2 " + members + " --out " + out + " " +
+           extra;
+  }
+  static json eval_json(const std::string& run, const std::string& split) {
+    auto [status, output] = run_graphcost("eval --data " + data() + " --split " + split +
+                                              " --threads 1 --json --model " + run,
+                                          graphcost::testing::Streams::Stdout)
+                                .pair();
+    EXPECT_EQ(status, 0) << output;
+    return json::parse(output, nullptr, false);
+  }
+  static json config(const std::string& run) {
+    return json::parse(graphcost::read_file(run + "/config.json"));
+  }
+  static fs::path root_;
+};
+
+fs::path StackCli::root_;
+
+TEST_F(StackCli, StackOfTwoMembersIsARunForEvalAndPredict) {
+  const std::string out = path("stack2");
+  std::string output;
+  ASSERT_EQ(run_graphcost(stack("--member " + path("xgb") + " --member " + path("nn"), out), &output), 0)
+      << output;
+  const json c = config(out);
+  EXPECT_EQ(c["model_type"], "stack");
+  EXPECT_EQ(c["split"], "valid");
+  EXPECT_EQ(c["collection"], "tile:xla");
+  EXPECT_EQ(c["stack"]["members"], json({path("xgb"), path("nn")}));  // outside: absolute
+  EXPECT_EQ(c["stack"]["meta"], "ridge");
+  EXPECT_EQ(c["stack"]["weights"].size(), 2u);
+  EXPECT_EQ(c["stack"]["cross_fit"].size(), 5u);
+  const json metrics = eval_json(out, "test");
+  EXPECT_EQ(metrics["graph_count"], 2) << metrics;
+  EXPECT_TRUE(metrics["kendall_tau"].is_number()) << metrics;
+  const std::string submission = path("stack2.csv");
+  ASSERT_EQ(run_graphcost("predict --data " + data() + " --split test --threads 1 --model " + out +
+                              " --out " + submission,
+                          &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::exists(submission));
+}
+
+TEST_F(StackCli, OneMemberRidgeStackRanksAsItsMember) {
+  // One column z(score) and a positive weight: the stack's order is the member's, so every
+  // graph's tau is the member's own.
+  const std::string out = path("stack1");
+  std::string output;
+  ASSERT_EQ(run_graphcost(stack("--member " + path("xgb"), out), &output), 0) << output;
+  ASSERT_GT(config(out)["stack"]["weights"][0].get<double>(), 0.0);
+  const json stacked = eval_json(out, "test"), member = eval_json(path("xgb"), "test");
+  ASSERT_EQ(stacked["graphs"].size(), 2u) << stacked;
+  for (size_t g = 0; g < 2; ++g)
+    EXPECT_EQ(stacked["graphs"][g]["kendall_tau"], member["graphs"][g]["kendall_tau"]);
+}
+
+TEST_F(StackCli, XgboostMetaLearnerAndMembersInsideTheStack) {
+  // A member copied into the stack's folder is stored relative to it, so the folder moves whole.
+  const std::string out = path("stack_xgb");
+  fs::create_directories(out + "/members");
+  fs::copy(path("xgb"), out + "/members/xgb", fs::copy_options::recursive);
+  std::string output;
+  ASSERT_EQ(run_graphcost(stack("--member " + out + "/members/xgb --member " + path("nn"), out,
+                                "--meta xgboost"),
+                          &output),
+            0)
+      << output;
+  EXPECT_TRUE(fs::exists(out + "/meta.xgb"));
+  const json c = config(out);
+  EXPECT_EQ(c["stack"]["members"][0], "members/xgb");
+  EXPECT_EQ(c["stack"]["cross_fit"].size(), 3u);
+  const json before = eval_json(out, "test");
+  fs::rename(out, path("stack_moved"));
+  EXPECT_EQ(eval_json(path("stack_moved"), "test"), before);
+}
+
+TEST_F(StackCli, AMemberTrainedOnTheFittedGraphsIsRefused) {
+  // The stack is fitted on the validation split, which xgb_valid trained on.
+  expect_error_line(stack("--member " + path("xgb") + " --member " + path("xgb_valid"), path("s_in")),
+                    {path("xgb_valid") + ": trained on graph ", ", which the stack is fitted on"});
+  // Fitting on the training split is refused for every member.
+  expect_error_line(stack("--member " + path("xgb"), path("s_train"), "--split train"),
+                    {path("xgb") + ": trained on graph "});
+  EXPECT_FALSE(fs::exists(path("s_in") + "/config.json"));
+}
+
+TEST_F(StackCli, BadInputIsOneLine) {
+  expect_error_line(stack("--member " + path("none"), path("s_bad")),
+                    {path("none") + ": no such run folder (--member)"});
+  expect_error_line(stack("--member " + path("xgb"), path("s_bad"), "--collection layout:xla:random"),
+                    {path("xgb") + ": trained on tile:xla, but collection layout:xla:random"});
+  expect_error_line(stack("--member " + path("xgb"), path("s_bad"), "--meta lasso"), {"--meta"});
+  // An empty split: no graphs to fit on.
+  fs::create_directories(path("empty/tile/xla/valid"));
+  expect_error_line("stack --data " + path("empty") + " --member " + path("xgb") + " --out " +
+                        path("s_bad"),
+                    {path("empty")});
+  // A stack is not a member.
+  std::string output;
+  ASSERT_EQ(run_graphcost(stack("--member " + path("xgb"), path("s_one")), &output), 0) << output;
+  expect_error_line(stack("--member " + path("s_one"), path("s_bad")),
+                    {path("s_one") + ": model_type: a stacked run cannot be a member"});
+  // A member moved away after stacking.
+  fs::copy(path("xgb"), path("xgb_copy"), fs::copy_options::recursive);
+  ASSERT_EQ(run_graphcost(stack("--member " + path("xgb_copy"), path("s_gone")), &output), 0) << output;
+  fs::remove_all(path("xgb_copy"));
+  expect_error_line("eval --data " + data() + " --model " + path("s_gone"),
+                    {path("s_gone") + "/config.json: stack.members: member " + path("xgb_copy") +
+                     " is not a run folder"});
+}
+
+}  // namespace
