@@ -10,7 +10,6 @@
 
 #include "cli/run_folder.h"
 #include "core/error.h"
-#include "data/prune.h"
 #include "io/collection_readers.h"
 #include "run/folder_lock.h"
 #include "python/src/bindings.h"
@@ -76,11 +75,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
       if (const auto named = data::collection_id_in_path(options.data)) options.collection = named->str();
     }
     const data::CollectionId id = data::CollectionId::parse(options.collection);
-    data::LoadOptions load;
-    load.skip_invalid = options.skip_invalid;
-    load.exclude = options.exclude;
-    load.prune_hops = options.prune_hops;
-    load.prune_seed_opcodes = data::parse_prune_seeds(options.prune_seeds);
+    const data::LoadOptions load = options.load_options();
     auto train_set = io::open_collection(options.data, id, options.split, load);
     std::unique_ptr<data::Collection> valid_set;
     if (!options.valid_split.empty())

@@ -29,7 +29,8 @@ namespace {
 
 struct NoiseOptions {
   std::string path;
-  data::DataOptions source{"", "", "valid", {}, false, -1, "all"};  // collection, data, split
+  // collection, data, split
+  data::DataOptions source{"", "", "valid", {}, false, -1, "all", "", ""};
   int64_t min_gap = 1;
   int64_t max_gap = std::numeric_limits<int64_t>::max();
   double fast = 1.01;
