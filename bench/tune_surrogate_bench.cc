@@ -153,7 +153,7 @@ void run_campaigns(const std::string& data, const std::vector<std::string>& devi
 
 void run(const std::string& data, const std::vector<std::string>& devices,
          const std::vector<int64_t>& measured, int64_t seeds, bool neural) {
-  const DeviceTable table = DeviceTable::builtin();
+  const data::DeviceTable table = data::DeviceTable::builtin();
   std::printf("| target | n | surrogate | tau | tau, best 5%% | optimum's place %% | failed of top 20 | 90%% interval holds |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const std::string& device : devices) {

@@ -24,17 +24,21 @@ __version__ = "0.1.0"
 
 
 def open(path, collection=None, split=None, *, prune=-1, prune_seeds="all",
-         merge_duplicates=False, skip_invalid=False, exclude=(), extended_features=False):
+         merge_duplicates=False, skip_invalid=False, exclude=(), extended_features=False,
+         devices="", device_name=""):
     """Opens anything the CLI reads as a collection of graphs.
 
     path: a dataset root, collection or split folder, .npz, raw protobuf record (.pb), Kernel
     Tuner cache (.json.gz) or folder of caches, or a pack. collection: an id such as
     "layout:xla:random" (default: the one the path names, else the kind in the files). split:
     default "train" where the path holds splits. Configuration indices are the file's own unless
-    merge_duplicates=True (what eval does). Reading releases the GIL.
+    merge_duplicates=True (what eval does). Kernel Tuner caches: devices is a device table file
+    adding to the built-in one and device_name names a cache whose device_name is empty (the CLI's
+    --devices and --device-name). Reading releases the GIL.
     """
     return _core.open(_os.fspath(path), collection, split, prune, prune_seeds, merge_duplicates,
-                      skip_invalid, [str(e) for e in exclude], extended_features)
+                      skip_invalid, [str(e) for e in exclude], extended_features,
+                      _os.fspath(devices), device_name)
 
 
 _GRAPH_KEYS = ("node_feat", "node_opcode", "edge_index", "node_splits", "node_config_ids",
@@ -121,11 +125,13 @@ class Model:
             raise Error("spread: mc_samples: must be >= 1")
         return self._core._spread(target, configs, self._options(mc_samples=mc_samples, **options))
 
-    def evaluate(self, data, split="valid", collection=None, max_configs=0, **options):
+    def evaluate(self, data, split="valid", collection=None, max_configs=0, devices="",
+                 device_name="", **options):
         """What `graphcost eval --json` prints for the same data: the kind's metrics per graph
-        and their means (duplicates merged, the run's pruning), as a dict."""
+        and their means (duplicates merged, the run's pruning), as a dict. devices and
+        device_name: as open's, for Kernel Tuner caches."""
         return self._core._evaluate(_os.fspath(data), split, collection, max_configs,
-                                    self._options(**options))
+                                    self._options(**options), _os.fspath(devices), device_name)
 
 
 def load(run_dir, ensemble="mean"):

@@ -73,7 +73,8 @@ std::string default_split(const std::string& path) {
 std::shared_ptr<PyCollection> open(const std::string& path, const py::object& collection,
                                    const py::object& split, int prune, const std::string& prune_seeds,
                                    bool merge_duplicates, bool skip_invalid,
-                                   const std::vector<std::string>& exclude, bool extended_features) {
+                                   const std::vector<std::string>& exclude, bool extended_features,
+                                   const std::string& devices, const std::string& device_name) {
   auto out = std::make_shared<PyCollection>();
   out->path = path;
   data::LoadOptions& load = out->load;
@@ -83,6 +84,8 @@ std::shared_ptr<PyCollection> open(const std::string& path, const py::object& co
   load.prune_hops = prune;
   load.prune_seed_opcodes = data::parse_prune_seeds(prune_seeds);
   load.extended_features = extended_features;
+  load.devices = devices;
+  load.device_name = device_name;
   data::CollectionId id;
   if (auto named = none_or_string(collection)) {
     id = data::CollectionId::parse(*named);
@@ -267,7 +270,8 @@ void bind_data(py::module_& m) {
   m.def("open", &open, py::arg("path"), py::arg("collection") = py::none(),
         py::arg("split") = py::none(), py::arg("prune") = -1, py::arg("prune_seeds") = "all",
         py::arg("merge_duplicates") = false, py::arg("skip_invalid") = false,
-        py::arg("exclude") = std::vector<std::string>{}, py::arg("extended_features") = false);
+        py::arg("exclude") = std::vector<std::string>{}, py::arg("extended_features") = false,
+        py::arg("devices") = "", py::arg("device_name") = "");
   m.def("_graph_from_arrays", &graph_from_arrays, py::arg("name"), py::arg("arrays"),
         py::arg("collection") = py::none());
 }

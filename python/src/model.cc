@@ -223,7 +223,8 @@ py::object json_to_python(const nlohmann::json& j) {
 
 // eval's table: the kind's metrics per graph and their means, as `eval --json` prints them.
 py::object evaluate(PyModel& model, const std::string& data, const std::string& split,
-                    const py::object& collection, int64_t max_configs, const ScoreOptions& o) {
+                    const py::object& collection, int64_t max_configs, const ScoreOptions& o,
+                    const std::string& devices, const std::string& device_name) {
   nlohmann::json j;
   {
     std::string id_text = collection.is_none() ? model.collection : collection.cast<std::string>();
@@ -233,6 +234,8 @@ py::object evaluate(PyModel& model, const std::string& data, const std::string& 
     const data::CollectionId id = data::CollectionId::parse(id_text);
     infer::check_runs_kind(model.runs, model.run_dirs, id);
     data::LoadOptions load;  // as eval: duplicates merged
+    load.devices = devices;
+    load.device_name = device_name;
     infer::apply_run_pruning(model.runs, model.run_dirs, infer::kRunPruning, load);
     auto c = io::open_collection(data, id, split, load);
     model::set_threads(o.threads);

@@ -10,7 +10,7 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
-#include "tune/device_table.h"
+#include "data/device_table.h"
 #include "tune/model_guided_search.h"
 #include "tune/strategies.h"
 #include "tune/transfer.h"
@@ -118,8 +118,7 @@ std::string letters_and_digits(const std::string& text) {
 // itself, by its device name) train a prior for the target.
 tune::TransferPrior fit_prior(const PriorSource& source, const tune::SearchSpace& space,
                               const xgb::TreeOptions& trees) {
-  tune::DeviceTable table = tune::DeviceTable::builtin();
-  if (!source.devices.empty()) table.extend_from_file(source.devices);
+  const data::DeviceTable table = data::DeviceTable::with_file(source.devices);
   const std::string target = source.device.empty() ? space.name : source.device;
   // Kernel Tuner names a device ("NVIDIA RTX A4000"), graphcost a cache's graph after its kernel
   // and device ("convolution_kernel_NVIDIA_RTX_A4000"): a source whose name holds the target's
@@ -132,7 +131,7 @@ tune::TransferPrior fit_prior(const PriorSource& source, const tune::SearchSpace
   }
   check_data(!sources.empty(), source.pretrained, "pretrained",
              "no cache other than the target device '" + target + "' to learn a prior from");
-  const tune::DeviceProperties* device = table.find(target);
+  const data::DeviceProperties* device = table.find(target);
   if (device == nullptr) {
     std::fprintf(stderr,
                  "graphcost: warning: no device in the table matches '%s'; its properties are "

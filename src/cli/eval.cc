@@ -20,7 +20,8 @@ namespace {
 struct EvalOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
   std::string baseline;
-  // data, collection (default: the run's), split, prune_hops (default: as the run trained)
+  // data, collection (default: the run's), split, prune_hops (default: as the run trained),
+  // devices, device_name
   data::DataOptions source = infer::run_scoring_data_options("valid");
   int64_t max_configs = 0;
   int threads = 0;
@@ -56,6 +57,7 @@ void run_eval(const EvalOptions& o) {
   data::CollectionId id = data::CollectionId::parse(collection);
   infer::check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
+  o.source.copy_device_options(load);
   infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(
@@ -101,7 +103,7 @@ void add_eval_command(CLI::App& app) {
       "dropout");
   cmd->add_option("--baseline", o->baseline, "instead of a model: random, or default (tile)");
   const auto data = add_data_options(
-      cmd, o->source, {"data", "collection", "split", "prune_hops"},
+      cmd, o->source, {"data", "collection", "split", "prune_hops", "devices", "device_name"},
       {{"collection", "collection id (default: the run's)"},
        {"split", "split to evaluate"},
        {"prune_hops",

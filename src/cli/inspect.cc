@@ -102,7 +102,7 @@ void print_collection(const nlohmann::json& j) {
 
 struct InspectOptions {
   std::string path;
-  // collection, skip_invalid, prune_hops
+  // collection, skip_invalid, prune_hops, devices, device_name
   data::DataOptions source = data::command_data_options("");
   bool json = false;
   bool verify = false;
@@ -125,6 +125,7 @@ void run_inspect(const InspectOptions& o) {
   data::LoadOptions load;
   load.merge_duplicates = false;  // inspect counts duplicates, it does not merge them
   load.skip_invalid = o.source.skip_invalid;
+  o.source.copy_device_options(load);
   nlohmann::json out = nlohmann::json::array();
   fs::path p(o.path);
   // An unknown id is named as such, not reported as "no collection files".
@@ -191,7 +192,7 @@ void add_inspect_command(CLI::App& app) {
   cmd->add_option("path", options->path, "dataset root, collection or split folder, .npz or pack")
       ->required();
   const auto data = add_data_options(
-      cmd, options->source, {"collection", "skip_invalid", "prune_hops"},
+      cmd, options->source, {"collection", "skip_invalid", "prune_hops", "devices", "device_name"},
       {{"collection", "only this collection (tile:xla, layout:{xla,nlp}:{default,random})"},
        {"skip_invalid", "warn about and skip files that fail validation instead of stopping"},
        {"prune_hops",

@@ -19,6 +19,7 @@ namespace graphcost::cli {
 
 namespace {
 
+  // collection, data, split
 struct NoiseCommand {
   eval::NoiseOptions noise;
   bool json = false;

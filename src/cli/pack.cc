@@ -21,7 +21,7 @@ namespace {
 
 struct PackOptions {
   std::string root;
-  // collection, split, exclude, skip_invalid
+  // collection, split, exclude, skip_invalid, devices, device_name
   data::DataOptions source = data::command_data_options("train");
   std::string out;
   bool keep_duplicates = false;
@@ -32,6 +32,7 @@ void run_pack(const PackOptions& o) {
   const data::CollectionId id = data::CollectionId::parse(o.source.collection);
   data::LoadOptions load;
   load.skip_invalid = o.source.skip_invalid;
+  o.source.copy_device_options(load);
   // Test files keep every configuration: a submission names configurations by their index.
   load.merge_duplicates = !o.keep_duplicates && o.source.split != "test";
   load.exclude = o.source.exclude;
@@ -107,7 +108,7 @@ void add_pack_command(CLI::App& app) {
                   "dataset root, collection folder or split folder of .npz files")
       ->required();
   const auto data = add_data_options(cmd, options->source,
-                                     {"collection", "split", "skip_invalid", "exclude"},
+                                     {"collection", "split", "skip_invalid", "exclude", "devices", "device_name"},
                                      {{"collection", "collection id, e.g. layout:xla:random"},
                                       {"split", "split to pack"}});
   data.at("collection")->required();

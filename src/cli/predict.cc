@@ -21,7 +21,8 @@ namespace {
 // The scoring options (ensemble, mc_samples, seed, slate_size, tta, anchors) and predict's own.
 struct PredictOptions : infer::ScoringOptions {
   std::vector<std::string> run_dirs;  // several: an ensemble
-  // data, collection (default: the run's), split, prune_hops (default: as the run trained)
+  // data, collection (default: the run's), split, prune_hops (default: as the run trained),
+  // devices, device_name
   data::DataOptions source = infer::run_scoring_data_options("test");
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
@@ -40,6 +41,7 @@ void run_predict(const PredictOptions& o) {
   infer::check_runs_kind(runs, o.run_dirs, id);
   data::LoadOptions load;
   load.merge_duplicates = false;  // indices must be the file's own
+  o.source.copy_device_options(load);
   infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, scoring_start_text(o, o.source), o.run_dirs, *c);
@@ -68,7 +70,7 @@ void add_predict_command(CLI::App& app) {
   scoring.model->required();
   scoring.mc_samples->description("rank by the mean of K Monte Carlo dropout passes (0 = off)");
   const auto data = add_data_options(
-      cmd, o->source, {"data", "collection", "split", "prune_hops"},
+      cmd, o->source, {"data", "collection", "split", "prune_hops", "devices", "device_name"},
       {{"collection", "collection id (default: the run's)"},
        {"split", "split to rank"},
        {"prune_hops",

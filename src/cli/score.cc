@@ -25,6 +25,7 @@ namespace {
 
 struct ScoreOptions {
   std::vector<std::string> submissions;  // the first is the base of the comparisons
+  // data, split, devices, device_name
   data::DataOptions source = data::command_data_options("valid");  // data, split
   int64_t groups = 1;
   uint64_t seed = 0;
@@ -82,6 +83,7 @@ CollectionScores score_collection_files(const ScoreOptions& o,
   const data::CollectionId id = data::CollectionId::parse(collection);
   data::LoadOptions load;
   load.merge_duplicates = false;  // submission indices are the file's own
+  o.source.copy_device_options(load);
   const size_t k = submissions.size();
   std::vector<std::vector<eval::GraphScores>> graphs(k);
   std::vector<std::vector<int64_t>> listed(k);
@@ -240,7 +242,7 @@ void add_score_command(CLI::App& app) {
                   "submission CSVs (from predict or any tool); with several, each is compared "
                   "with the first")
       ->required();
-  add_data_options(cmd, o->source, {"data", "split"},
+  add_data_options(cmd, o->source, {"data", "split", "devices", "device_name"},
                    {{"split", "split whose runtimes to score against"}})
       .at("data")
       ->required();

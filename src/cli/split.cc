@@ -21,6 +21,7 @@ namespace {
 struct SplitOptions {
   std::string input;
   std::string out;
+  // collection, devices, device_name
   data::DataOptions source = data::command_data_options("");  // collection
   double fraction = 0.2;
   uint64_t seed = 0;
@@ -41,6 +42,7 @@ io::RuntimeColumns runtime_columns(const data::GraphRecord& r) {
 
 void run_split(const SplitOptions& o) {
   data::LoadOptions load;  // duplicates merged first, so no configuration lands in both parts
+  o.source.copy_device_options(load);
   data::CollectionId id;
   if (o.source.collection.empty()) {
     load.kind_from_data = true;
@@ -111,7 +113,7 @@ void add_split_command(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "random seed")
       ->check(unsigned_64())
       ->capture_default_str();
-  add_data_options(cmd, options->source, {"collection"},
+  add_data_options(cmd, options->source, {"collection", "devices", "device_name"},
                    {{"collection", "collection id (default: from the data)"}});
   cmd->callback([options] { run_split(*options); });
 }

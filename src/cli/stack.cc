@@ -54,7 +54,7 @@ void add_stack_command(CLI::App& app) {
                "writes a run folder for eval, predict, serve and Python");
   auto c = std::make_shared<StackCommand>();
   const auto data = add_data_options(
-      cmd, c->options.source, {"data", "collection", "split", "exclude", "skip_invalid"},
+      cmd, c->options.source, {"data", "collection", "split", "exclude", "skip_invalid", "devices", "device_name"},
       {{"collection", "collection id (default: the members')"},
        {"split", "split to fit the meta-learner on: no member may have trained on its graphs"}});
   data.at("data")->required();

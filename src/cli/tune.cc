@@ -39,10 +39,19 @@ struct TuneCommand {
   int64_t initial = -1;  // < 0: the strategy's default
   std::string pretrained;
   std::string devices;
+  std::string device_name;
   tune::GeneticOptions genetic;
   tune::ModelGuidedOptions model;  // "neural"
   tune::BayesianOptions bayesian;  // "bo" and "model"
 };
+
+// The Kernel Tuner device options of the caches tune reads (--devices, --device-name).
+data::LoadOptions device_load_options(const TuneCommand& c) {
+  data::LoadOptions load;
+  load.devices = c.devices;
+  load.device_name = c.device_name;
+  return load;
+}
 
 bool is_bayesian(const std::string& strategy) { return strategy == "bo" || strategy == "model"; }
 
@@ -62,11 +71,10 @@ std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collect
   if (is_bayesian(c.strategy) && !c.pretrained.empty()) {
     // Transfer: the other devices' records of the kernel (never the target itself) and the
     // devices' properties train a prior for the target.
-    tune::DeviceTable table = tune::DeviceTable::builtin();
-    if (!c.devices.empty()) table.extend_from_file(c.devices);
+    const data::DeviceTable table = data::DeviceTable::with_file(c.devices);
     const std::vector<tune::PriorSpace> sources =
         tune::load_prior_spaces(c.pretrained, c.split, space.name, table);
-    const tune::DeviceProperties* device = table.find(space.name);
+    const data::DeviceProperties* device = table.find(space.name);
     if (device == nullptr) {
       std::fprintf(stderr,
                    "graphcost: warning: no device in the table matches '%s'; its properties are "
@@ -144,7 +152,7 @@ void run(const TuneCommand& c) {
   check_data(c.seeds > 0, "tune", "--seeds", "must be positive");
   check_data(c.batch > 0, "tune", "--batch", "must be positive");
   infer::set_threads(c.threads);
-  tune::TuneRecords records = tune::open_tune_records(c.space, c.split, c.graph, c.device);
+  tune::TuneRecords records = tune::open_tune_records(c.space, c.split, c.graph, c.device, device_load_options(c));
   const data::Collection& collection = *records.collection;
   const tune::SearchSpace space = tune::make_search_space(
       collection.graph(records.target).name, collection.configs(records.target), records.layout);
@@ -233,7 +241,10 @@ void add_tune_command(CLI::App& app) {
                   "bo: Kernel Tuner cache or folder of the same kernel on other devices (a prior; "
                   "the target's own graph is left out); neural: a run folder (model.pt) or model file");
   sub->add_option("--devices", c->devices,
-                  "bo: a device table (JSON, as src/tune/devices.json) extending the built-in one");
+                  "A device table (JSON, as src/data/devices.json) adding to or replacing the "
+                  "built-in devices: the caches' device columns and bo's prior");
+  sub->add_option("--device-name", c->device_name,
+                  "Kernel Tuner: the device of a cache whose device_name is empty");
   sub->add_option("--members", c->bayesian.ensemble.members, "bo: bagged tree models")
       ->capture_default_str();
   sub->add_option("--rounds", c->bayesian.ensemble.trees.rounds, "bo: boosting rounds per model")

@@ -16,6 +16,7 @@ namespace graphcost::cli {
 namespace {
 
 struct XgbTrainCommand {
+  // no pruning here
   data::DataOptions source = data::command_data_options("train", "tile:xla");  // no pruning here
   std::string out;
   bool overwrite = false;
@@ -36,6 +37,7 @@ void run_xgb_train(const XgbTrainCommand& command) {
   data::LoadOptions load;
   load.skip_invalid = command.source.skip_invalid;
   load.exclude = command.source.exclude;
+  command.source.copy_device_options(load);
   auto train_set = io::open_collection(command.source.data, id, command.source.split, load);
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),
@@ -56,7 +58,8 @@ void add_xgb_command(CLI::App& app) {
                                                "(model.xgb, config.json) for eval and predict");
   auto c = std::make_shared<XgbTrainCommand>();
   const auto data = add_data_options(
-      cmd, c->source, {"data", "collection", "split", "exclude", "skip_invalid"},
+      cmd, c->source,
+      {"data", "collection", "split", "exclude", "skip_invalid", "devices", "device_name"},
       {{"collection", "collection id (default: the one a collection or split folder given as "
                       "--data is, else this)"},
        {"split", "split to train on"}});

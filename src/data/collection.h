@@ -88,6 +88,11 @@ struct LoadOptions {
   std::vector<int32_t> prune_seed_opcodes;
   // Raw protobuf records (.pb): append the extended feature columns (docs/ingest.md).
   bool extended_features = false;
+  // Kernel Tuner caches: a device table file adding to or replacing entries of the built-in one
+  // (data/device_table.h; empty: the built-in table alone), and the device of a cache whose
+  // device_name is empty or absent (empty: such a cache has an unknown device).
+  std::string devices;
+  std::string device_name;
 };
 
 // The dataset root a folder stands for: the folder itself when it holds npz/, its parent when it

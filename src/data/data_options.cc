@@ -26,6 +26,11 @@ const OptionField<D> kFields[] = {
     {"prune_seeds", "--prune-seeds", &D::prune_seeds,
      "Configurable nodes that seed --prune-hops: all, conv-dot-reshape, or opcode names a,b "
      "(every configurable node is kept)"},
+    {"devices", "--devices", &D::devices,
+     "Kernel Tuner: a device table (JSON, as src/data/devices.json) adding to or replacing the "
+     "built-in devices"},
+    {"device_name", "--device-name", &D::device_name,
+     "Kernel Tuner: the device of a cache whose device_name is empty"},
 };
 
 }  // namespace
@@ -45,7 +50,13 @@ LoadOptions DataOptions::load_options() const {
   load.exclude = exclude;
   load.prune_hops = prune_hops;
   load.prune_seed_opcodes = parse_prune_seeds(prune_seeds);
+  copy_device_options(load);
   return load;
+}
+
+void DataOptions::copy_device_options(LoadOptions& load) const {
+  load.devices = devices;
+  load.device_name = device_name;
 }
 
 }  // namespace graphcost::data

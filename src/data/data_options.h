@@ -1,5 +1,5 @@
 // The options that say which data a command reads and how (a collection's source, id, split,
-// what to leave out, pruning), declared once as a field table (core/option_table.h): training
+// what to leave out, pruning, Kernel Tuner devices), declared once as a field table (core/option_table.h): training
 // records them in config.json under these keys, and every command that reads a collection takes
 // its flags from here (cli/option_flags.h, add_data_options).
 #pragma once
@@ -22,10 +22,17 @@ struct DataOptions {
   // run's pruning to its data.
   int prune_hops = -1;              // -1: no pruning
   std::string prune_seeds = "all";  // "all", "conv-dot-reshape" or HLO opcode names (a,b,...)
+  // Kernel Tuner caches (docs/kernel-tuner.md): a device table file extending the built-in one,
+  // and the device of a cache whose device_name is empty.
+  std::string devices;
+  std::string device_name;
 
   // How a collection is opened with these options (prune_seeds parsed: an unknown opcode name is
   // an Error).
   LoadOptions load_options() const;
+  // Copies the Kernel Tuner device options (devices, device_name) into load, for commands that
+  // build their LoadOptions themselves (eval and predict take the run's pruning).
+  void copy_device_options(LoadOptions& load) const;
 };
 
 // The data options a command that reads a collection starts from, before its flags: the given

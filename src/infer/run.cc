@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "data/device_table.h"
 #include "data/prune.h"
 #include "infer/scoring.h"
 #include "infer/stack.h"
@@ -114,9 +115,19 @@ void check_run_fits(const TrainedModel& run, const data::Graph& graph, const dat
   check_data(configs.kind == kind, where, "configs",
              data::config_kind_name(configs.kind) + " configurations" + trained +
                  data::config_kind_name(kind) + " configurations)");
+  // A Kernel Tuner graph (one node, tile configurations) has 7 device columns from the device
+  // table; runs trained before that had one column per device of their folder.
+  const bool kernel_tuner_shape = graph.num_nodes == 1 && kind == data::ConfigKind::Tile;
   check_data(graph.feature_width == node_width, where, "node_feat",
              std::to_string(graph.feature_width) + " columns" + trained +
-                 std::to_string(node_width) + ")");
+                 std::to_string(node_width) + ")" +
+                 (kernel_tuner_shape
+                      ? "; a Kernel Tuner graph has " + std::to_string(data::kDeviceColumnCount) +
+                            " device columns (its device's properties) and one per problem_size "
+                            "value; a run trained before graphcost described devices by their "
+                            "properties (one column per device of its folder) cannot score it: "
+                            "retrain it with graphcost train on the same caches"
+                      : std::string()));
   check_data(configs.width == config_width, where,
              configs.kind == data::ConfigKind::Tile ? "config_feat" : "node_config_feat",
              std::to_string(configs.width) + " columns per configuration" + trained +

@@ -124,6 +124,7 @@ FittedStack fit_stack(const StackOptions& o) {
   data::LoadOptions load;
   load.exclude = o.source.exclude;
   load.skip_invalid = o.source.skip_invalid;
+  o.source.copy_device_options(load);
   apply_run_pruning(runs, o.members, kRunPruning, load);
   out.prune_hops = runs[0].prune_hops;
   out.prune_seeds = runs[0].prune_seeds;
@@ -167,6 +168,7 @@ FittedStack fit_stack(const StackOptions& o) {
     data::LoadOptions reference_load;
     reference_load.exclude = source->exclude;
     reference_load.skip_invalid = source->skip_invalid;
+    source->copy_device_options(reference_load);
     const auto references = io::open_collection(source->data, out.id, source->split, reference_load);
     model.other_devices = stack::OtherDevices::build(*references);
   }

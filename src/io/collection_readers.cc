@@ -218,10 +218,10 @@ Loaded load_record_files(const RecordFiles& source, int64_t begin, int64_t end,
 
 // Graph names ("<kernel>_<device>") play the part of file stems for options.exclude.
 Loaded load_kernel_tuner(const std::string& path, const LoadOptions& options) {
-  // The folder is read as a whole so that every device shares one feature layout.
-  std::vector<GraphRecord> all = fs::is_regular_file(path)
-                                     ? std::vector<GraphRecord>{read_kernel_tuner_cache(path)}
-                                     : read_kernel_tuner_folder(path);
+  // The folder is read as a whole so that every cache shares one configuration layout.
+  std::vector<GraphRecord> all =
+      fs::is_regular_file(path) ? std::vector<GraphRecord>{read_kernel_tuner_cache(path, options)}
+                                : read_kernel_tuner_folder(path, options);
   Loaded loaded;
   for (GraphRecord& record : all) {
     if (!excluded(options, record.graph.name)) loaded.records.push_back(std::move(record));

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "data/device_table.h"
 
 namespace graphcost::io {
 
@@ -143,6 +144,7 @@ struct Cache {
   std::string path;
   std::string kernel;
   std::string device;
+  bool device_named = false;  // device_name was given (in the cache or by --device-name)
   std::vector<double> problem_size;
   int64_t count = 0;
   std::vector<Json> values;   // count x parameters, in the space's parameter order
@@ -204,7 +206,7 @@ std::string cache_key(const std::string& entry, const std::string& field) {
   return "cache[\"" + entry + "\"]." + field;
 }
 
-Cache read_cache(const std::string& path, Space& space) {
+Cache read_cache(const std::string& path, Space& space, const std::string& device_name) {
   Cache cache;
   cache.path = path;
   Json doc;
@@ -255,9 +257,14 @@ Cache read_cache(const std::string& path, Space& space) {
   cache.kernel = doc.contains("kernel_name") && doc["kernel_name"].is_string()
                      ? doc["kernel_name"].get<std::string>()
                      : fs::path(path).parent_path().filename().string();
-  cache.device = doc.contains("device_name") && doc["device_name"].is_string()
-                     ? doc["device_name"].get<std::string>()
-                     : fs::path(path).stem().stem().string();
+  const bool has_device = doc.contains("device_name") && doc["device_name"].is_string();
+  cache.device = has_device ? doc["device_name"].get<std::string>() : std::string();
+  if (cache.device.empty() && !device_name.empty()) {
+    cache.device = device_name;  // --device-name names a cache that does not say its device
+  } else if (!has_device) {
+    cache.device = fs::path(path).stem().stem().string();
+  }
+  cache.device_named = !cache.device.empty();
   if (doc.contains("problem_size")) {
     Json size = doc["problem_size"];
     if (size.is_number()) size = Json::array({size});
@@ -325,22 +332,37 @@ std::string graph_name(const Cache& cache) {
   return name;
 }
 
+// The device's columns from the table; an unknown (or unnamed) device gets the neutral ones and
+// one warning line naming it and the file.
+std::vector<float> device_columns_of(const Cache& cache, const data::DeviceTable& table) {
+  if (const data::DeviceProperties* d = cache.device_named ? table.find(cache.device) : nullptr)
+    return data::device_columns(*d);
+  if (cache.device_named) {
+    std::fprintf(stderr,
+                 "graphcost: warning: %s: device '%s' is not in the device table; its device "
+                 "columns are the built-in table's medians (add it with --devices FILE)\n",
+                 cache.path.c_str(), cache.device.c_str());
+  } else {
+    std::fprintf(stderr,
+                 "graphcost: warning: %s: device_name is empty; its device columns are the "
+                 "built-in table's medians (name the device with --device-name NAME)\n",
+                 cache.path.c_str());
+  }
+  return data::neutral_device_columns();
+}
+
 data::GraphRecord encode(const Cache& cache, const Space& space, int64_t width,
-                         const std::vector<std::string>& devices) {
+                         const std::vector<float>& device) {
   data::GraphRecord record;
   record.source = cache.path;
   data::Graph& g = record.graph;
   g.name = graph_name(cache);
   g.num_nodes = 1;
-  g.feature_width = static_cast<int64_t>(devices.size() + cache.problem_size.size());
+  g.feature_width = static_cast<int64_t>(device.size() + cache.problem_size.size());
   g.opcodes = {0};
-  g.node_features.assign(g.feature_width, 0.0f);
-  const auto device = std::find(devices.begin(), devices.end(), cache.device);
-  g.node_features[device - devices.begin()] = 1.0f;
-  for (size_t i = 0; i < cache.problem_size.size(); ++i) {
-    const double v = cache.problem_size[i];
-    g.node_features[devices.size() + i] = static_cast<float>(v >= 1 ? std::log2(v) : 0.0);
-  }
+  g.node_features = device;
+  for (const double v : cache.problem_size)
+    g.node_features.push_back(static_cast<float>(v >= 1 ? std::log2(v) : 0.0));
   g.build_adjacency();
 
   data::ConfigTable& t = record.configs;
@@ -391,24 +413,22 @@ data::GraphRecord encode(const Cache& cache, const Space& space, int64_t width,
 
 std::vector<data::GraphRecord> read_caches(const std::vector<std::string>& files,
                                            const std::string& space_path,
+                                           const data::LoadOptions& options,
                                            std::vector<KernelTunerParameter>* layout = nullptr) {
+  const data::DeviceTable table = data::DeviceTable::with_file(options.devices);
   Space space;
   if (fs::is_regular_file(space_path)) space = read_space(space_path);
   std::vector<Cache> caches;
-  for (const std::string& f : files) caches.push_back(read_cache(f, space));
+  for (const std::string& f : files) caches.push_back(read_cache(f, space, options.device_name));
   const int64_t width = lay_out_columns(space);
-  std::vector<std::string> devices;
   for (const Cache& c : caches) {
-    if (std::find(devices.begin(), devices.end(), c.device) == devices.end())
-      devices.push_back(c.device);
     check_data(c.problem_size.size() == caches.front().problem_size.size(), c.path, "problem_size",
                "has " + std::to_string(c.problem_size.size()) + " values, but " +
                    caches.front().path + " has " +
                    std::to_string(caches.front().problem_size.size()));
   }
-  std::sort(devices.begin(), devices.end());
   std::vector<data::GraphRecord> records;
-  for (const Cache& c : caches) records.push_back(encode(c, space, width, devices));
+  for (const Cache& c : caches) records.push_back(encode(c, space, width, device_columns_of(c, table)));
   if (layout != nullptr) {
     layout->clear();
     for (const Parameter& p : space.parameters) {
@@ -449,21 +469,26 @@ bool is_kernel_tuner_folder(const std::string& path) {
   return false;
 }
 
-data::GraphRecord read_kernel_tuner_cache(const std::string& path) {
+data::GraphRecord read_kernel_tuner_cache(const std::string& path,
+                                          const data::LoadOptions& options) {
   check_data(fs::is_regular_file(path), path, "", "no such file");
-  return read_caches({path}, (fs::path(path).parent_path() / "space.json").string()).front();
+  return read_caches({path}, (fs::path(path).parent_path() / "space.json").string(), options)
+      .front();
 }
 
-std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir) {
+std::vector<data::GraphRecord> read_kernel_tuner_folder(const std::string& dir,
+                                                        const data::LoadOptions& options) {
   check_data(fs::is_directory(dir), dir, "", "no such folder");
-  return read_kernel_tuner_source(dir, nullptr);
+  return read_kernel_tuner_source(dir, nullptr, options);
 }
 
 std::vector<data::GraphRecord> read_kernel_tuner_source(const std::string& path,
-                                                        std::vector<KernelTunerParameter>* layout) {
+                                                        std::vector<KernelTunerParameter>* layout,
+                                                        const data::LoadOptions& options) {
   if (!fs::is_directory(path)) {
     check_data(fs::is_regular_file(path), path, "", "no such file");
-    return read_caches({path}, (fs::path(path).parent_path() / "space.json").string(), layout);
+    return read_caches({path}, (fs::path(path).parent_path() / "space.json").string(), options,
+                       layout);
   }
   const std::string& dir = path;
   std::vector<std::string> files;
@@ -472,7 +497,7 @@ std::vector<data::GraphRecord> read_kernel_tuner_source(const std::string& path,
   }
   std::sort(files.begin(), files.end());
   check_data(!files.empty(), dir, "", "no Kernel Tuner caches (*.json.gz or *.json)");
-  return read_caches(files, (fs::path(dir) / "space.json").string(), layout);
+  return read_caches(files, (fs::path(dir) / "space.json").string(), options, layout);
 }
 
 }  // namespace graphcost::io

@@ -18,6 +18,7 @@ std::vector<std::string> graph_names(const data::DataOptions& source) {
   data::LoadOptions load;
   load.exclude = source.exclude;
   load.skip_invalid = source.skip_invalid;
+  source.copy_device_options(load);
   load.merge_duplicates = false;  // names only: no need to compare configurations
   std::vector<std::string> names;
   io::for_each_graph(source.data, data::CollectionId::parse(source.collection), source.split, load,

@@ -143,17 +143,20 @@ SearchSpace make_search_space(const std::string& name, const data::ConfigView& c
   return space;
 }
 
-TuneRecords open_tune_source(const std::string& path, const std::string& split) {
+TuneRecords open_tune_source(const std::string& path, const std::string& split,
+                             const data::LoadOptions& devices) {
   TuneRecords records;
   // As open_collection decides: a dataset root holding synth's report is not a Kernel Tuner folder.
   const bool kernel_tuner = io::is_kernel_tuner_source(path, split);
   if (kernel_tuner) {
-    std::vector<data::GraphRecord> graphs = io::read_kernel_tuner_source(path, &records.layout);
+    std::vector<data::GraphRecord> graphs = io::read_kernel_tuner_source(path, &records.layout, devices);
     records.collection = std::make_unique<data::MemoryCollection>(
         data::CollectionId::parse("tile:xla"), split, std::move(graphs));
   } else {
     data::LoadOptions load;
     load.kind_from_data = true;
+    load.devices = devices.devices;
+    load.device_name = devices.device_name;
     records.collection =
         io::open_collection(path, data::CollectionId::parse("tile:xla"), split, load);
   }
@@ -162,8 +165,9 @@ TuneRecords open_tune_source(const std::string& path, const std::string& split) 
 }
 
 TuneRecords open_tune_records(const std::string& path, const std::string& split,
-                              const std::string& graph, const std::string& device) {
-  TuneRecords records = open_tune_source(path, split);
+                              const std::string& graph, const std::string& device,
+                              const data::LoadOptions& load) {
+  TuneRecords records = open_tune_source(path, split, load);
   const data::Collection& c = *records.collection;
   std::vector<int64_t> matches;
   std::string names;

@@ -52,14 +52,17 @@ struct TuneRecords {
 };
 
 // Opens path (anything io::open_collection reads; a Kernel Tuner cache or folder keeps its
-// parameter layout) without picking a target (target stays 0); no graph is an Error.
-TuneRecords open_tune_source(const std::string& path, const std::string& split);
+// parameter layout) without picking a target (target stays 0); no graph is an Error. load's
+// Kernel Tuner device options (devices, device_name) describe the caches' devices.
+TuneRecords open_tune_source(const std::string& path, const std::string& split,
+                             const data::LoadOptions& load = {});
 
 // Opens path (anything io::open_collection reads; a Kernel Tuner cache or folder keeps its
 // parameter layout) and picks the target graph: the only one, or the one whose name equals
 // `graph`, or the one whose name contains `device`. No or several matches are an Error listing
 // the graph names.
 TuneRecords open_tune_records(const std::string& path, const std::string& split,
-                              const std::string& graph, const std::string& device);
+                              const std::string& graph, const std::string& device,
+                              const data::LoadOptions& load = {});
 
 }  // namespace graphcost::tune

@@ -9,7 +9,7 @@ namespace graphcost::tune {
 
 std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::string& split,
                                           const std::string& exclude_graph,
-                                          const DeviceTable& table) {
+                                          const data::DeviceTable& table) {
   TuneRecords records = open_tune_source(path, split);
   std::vector<PriorSpace> out;
   for (int64_t g = 0; g < records.collection->size(); ++g) {
@@ -18,7 +18,7 @@ std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::st
     PriorSpace prior;
     prior.space = make_search_space(name, records.collection->configs(g), records.layout);
     check_data(prior.space.has_runtimes(), path, name, "no recorded times to learn a prior from");
-    if (const DeviceProperties* d = table.find(name)) {
+    if (const data::DeviceProperties* d = table.find(name)) {
       prior.device_known = true;
       prior.device = *d;
     }
@@ -30,10 +30,10 @@ std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::st
 }
 
 TransferPrior fit_transfer_prior(const std::vector<PriorSpace>& sources, const SearchSpace& target,
-                                 const DeviceProperties* target_device,
+                                 const data::DeviceProperties* target_device,
                                  const xgb::TreeOptions& trees) {
   const int64_t params = target.parameter_count();
-  const int64_t width = params + kDeviceFeatureCount;
+  const int64_t width = params + data::kDeviceFeatureCount;
   auto append_rows = [&](const SearchSpace& space, const std::vector<float>& device,
                          std::vector<float>* rows, const std::vector<uint8_t>* keep) {
     const std::vector<float> base = parameter_rows(space, target);
@@ -47,7 +47,7 @@ TransferPrior fit_transfer_prior(const std::vector<PriorSpace>& sources, const S
   bool any_failed = false;
   for (const PriorSpace& source : sources) {
     const SearchSpace& s = source.space;
-    const std::vector<float> device = device_features(source.device_known ? &source.device : nullptr);
+    const std::vector<float> device = data::device_features(source.device_known ? &source.device : nullptr);
     std::vector<uint8_t> ok(s.count, 0);
     double sum = 0, sum2 = 0;
     int64_t n = 0;
@@ -74,7 +74,7 @@ TransferPrior fit_transfer_prior(const std::vector<PriorSpace>& sources, const S
   }
   check_data(!labels.empty(), "tune", "--pretrained", "no successful source measurements");
   std::vector<float> target_rows;
-  append_rows(target, device_features(target_device), &target_rows, nullptr);
+  append_rows(target, data::device_features(target_device), &target_rows, nullptr);
   TransferPrior prior;
   prior.cost = xgb::GradientBoostedTrees::train(rows, width, labels, trees).predict(target_rows);
   prior.failure_probability.assign(target.count, 0.0);

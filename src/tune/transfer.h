@@ -1,5 +1,5 @@
 // Transfer between devices: the recorded spaces of the same kernel on other devices, described
-// by their properties (tune/device_table.h), train a prior for the target device: a predicted
+// by their properties (data/device_table.h), train a prior for the target device: a predicted
 // cost and a failure probability per target configuration, which the search starts from and
 // learns away from as its own measurements come in.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tune/device_table.h"
+#include "data/device_table.h"
 #include "tune/search_space.h"
 #include "xgb/trees.h"
 
@@ -16,7 +16,7 @@ namespace graphcost::tune {
 struct PriorSpace {
   SearchSpace space;
   bool device_known = false;
-  DeviceProperties device;  // meaningful when device_known
+  data::DeviceProperties device;  // meaningful when device_known
 };
 
 // Every graph of path (anything open_tune_records reads) except the one named `exclude_graph`
@@ -24,7 +24,7 @@ struct PriorSpace {
 // No graph left, or one without recorded times, is an Error naming path.
 std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::string& split,
                                           const std::string& exclude_graph,
-                                          const DeviceTable& table);
+                                          const data::DeviceTable& table);
 
 struct TransferPrior {
   std::vector<double> cost;                 // per target configuration, lower = faster
@@ -37,7 +37,7 @@ struct TransferPrior {
 // source configuration failed, one classifier of failure; then predicts for the target's
 // configurations with the target's device features (target_device may be nullptr: unknown).
 TransferPrior fit_transfer_prior(const std::vector<PriorSpace>& sources, const SearchSpace& target,
-                                 const DeviceProperties* target_device,
+                                 const data::DeviceProperties* target_device,
                                  const xgb::TreeOptions& trees);
 
 }  // namespace graphcost::tune

@@ -79,7 +79,8 @@ TEST(PackCommand, MissingInputFailsWithoutWritingAPack) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
-// A Kernel Tuner cache of one device, kernel "toy": x in {1, 2, 4}, a time for each.
+// A Kernel Tuner cache of one device (a shipped one: an unknown device is a warning line),
+// kernel "toy": x in {1, 2, 4}, a time for each.
 void write_toy_cache(const std::string& path, const std::string& device) {
   nlohmann::json cache = nlohmann::json::object();
   for (int x : {1, 2, 4}) cache[std::to_string(x)] = {{"x", x}, {"time", 1.0 + x}};
@@ -96,8 +97,8 @@ TEST(PackCommand, OneFinalProgressLineWithTheInputsGraphCount) {
   namespace fs = std::filesystem;
   const fs::path dir = temp_dir() + "/progress";
   fs::create_directories(dir / "caches");
-  write_toy_cache((dir / "caches" / "a.json").string(), "dev a");
-  write_toy_cache((dir / "caches" / "b.json").string(), "dev b");
+  write_toy_cache((dir / "caches" / "a.json").string(), "NVIDIA RTX A4000");
+  write_toy_cache((dir / "caches" / "b.json").string(), "NVIDIA RTX A6000");
   const std::string rate = R"( [0-9]+\.[0-9]{2} graphs/s elapsed [0-9]+s \| )";
   auto expect_lines = [&](const std::string& args, const std::string& progress_line) {
     const std::string out = (dir / "out.gcpack").string();
@@ -110,12 +111,12 @@ TEST(PackCommand, OneFinalProgressLineWithTheInputsGraphCount) {
     EXPECT_TRUE(std::regex_match(err, std::regex(progress_line + "\n"))) << args << "\n" << err;
   };
   expect_lines("pack " + (dir / "caches").string() + " --collection tile:xla",
-               R"(pack 2/2 graphs \(100\.0%\))" + rate + "toy_dev_b");
+               R"(pack 2/2 graphs \(100\.0%\))" + rate + "toy_NVIDIA_RTX_A6000");
   expect_lines("pack " + (dir / "caches" / "a.json").string() + " --collection tile:xla",
-               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_dev_a");
+               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_NVIDIA_RTX_A4000");
   fs::copy_file(dir / "out.gcpack", dir / "a.gcpack");
   expect_lines("pack " + (dir / "a.gcpack").string() + " --collection tile:xla",
-               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_dev_a");
+               R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_NVIDIA_RTX_A4000");
   // Record files: a split folder of three .npz files, one graph each.
   ASSERT_EQ(run("synth --out " + (dir / "synth").string() + " --seed 2 --scale small --threads 1"),
             0);

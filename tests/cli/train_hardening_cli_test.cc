@@ -158,19 +158,24 @@ TEST_F(TrainHardeningCli, AKilledRunResumesFromACheckpointByTimeAndItsTemporarie
 }
 
 // #40: a Kernel Tuner cache of another width than the run was trained on failed inside the ranker
-// without the file's name.
+// without the file's name. #37: the line says why a Kernel Tuner graph may not fit (runs trained
+// on the one-hot device columns of old).
 TEST_F(TrainHardeningCli, DataOfAnotherWidthThanTheRunIsRefusedNamingTheFile) {
   const std::string run = run_dir("width");
   std::string output;
   ASSERT_EQ(run_graphcost(train(run, "--hidden 8 --iterations 2"), &output), 0) << output;
   const std::string cache = run_dir("gpu.json");
-  std::ofstream(cache) << R"({"device_name": "G", "kernel_name": "k", "problem_size": [1024, 1],
+  std::ofstream(cache) << R"({"device_name": "NVIDIA RTX A4000", "kernel_name": "k", "problem_size": [1024, 1],
       "tune_params_keys": ["block"], "cache": {"32": {"block": 32, "time": 2.0},
       "64": {"block": 64, "time": 1.0}}})";
   auto [status, text] = run_graphcost("eval --model " + run + " --data " + cache + " --threads 1").pair();
   EXPECT_EQ(status, 1) << text;
-  EXPECT_EQ(text, "graphcost: error: " + cache + ": node_feat: 3 columns (" + run +
-                      " was trained on 140)\n");
+  EXPECT_EQ(text, "graphcost: error: " + cache + ": node_feat: 9 columns (" + run +
+                      " was trained on 140); a Kernel Tuner graph has 7 device columns (its "
+                      "device's properties) and one per problem_size value; a run trained before "
+                      "graphcost described devices by their properties (one column per device of "
+                      "its folder) cannot score it: retrain it with graphcost train on the same "
+                      "caches\n");
 }
 
 }  // namespace

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
+#include "data/device_table.h"
 #include "data/validate.h"
 #include "io/collection_readers.h"
 
@@ -19,6 +21,27 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kShared = GRAPHCOST_SHARED_DATA;
+
+// The device columns of the built-in table's A100 (1555 GB/s, 108 SMs, 1410 MHz, 40 MB L2,
+// 164 KB shared memory per SM, 19.5 TFLOPS: python3 math.log2 of each) and of a device the table
+// lacks (each column's median over the four shipped devices: tests/data/device_table_test.cc).
+const std::vector<float> kA100 = {1, 10.602699f, 6.754888f, 10.461479f,
+                                   5.321928f, 7.357552f, 4.285402f};
+const std::vector<float> kNeutral = {1, 9.196159f, 5.988640f, 10.710556f,
+                                     2.292481f, 6.643856f, 4.274218f};
+
+// The node's features as the device's columns, then the given problem-size columns.
+std::vector<float> features(const std::vector<float>& device, const std::vector<float>& sizes) {
+  std::vector<float> out = device;
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  return out;
+}
+
+// Each value within 1e-5 (the expected columns are decimal roundings of log2).
+void expect_near(const std::vector<float>& got, const std::vector<float>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << "column " << i;
+}
 
 // text with the first occurrence of from replaced by to (from must occur).
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
@@ -82,13 +105,19 @@ const char* kSmallCache = R"({
 TEST_F(KernelTuner, EncodesParametersRuntimesAndFailures) {
   const std::string path = write_gzip("gpu.json.gz", kSmallCache);
   EXPECT_TRUE(is_kernel_tuner_cache(path));
+  ::testing::internal::CaptureStderr();
   data::GraphRecord r = read_kernel_tuner_cache(path);
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
   data::validate_record(r);
   EXPECT_EQ(r.source, path);
   EXPECT_EQ(r.graph.name, "k_Test_GPU");
   EXPECT_EQ(r.graph.num_nodes, 1);
   EXPECT_EQ(r.graph.opcodes, (std::vector<int32_t>{0}));
-  EXPECT_EQ(r.graph.node_features, (std::vector<float>{1, 10, 0}));  // device, log2 1024, log2 1
+  // "Test GPU" is no device of the table: the neutral columns, then log2 1024, log2 1.
+  expect_near(r.graph.node_features, features(kNeutral, {10, 0}));
+  EXPECT_EQ(warnings, "graphcost: warning: " + path +
+                          ": device 'Test GPU' is not in the device table; its device columns are "
+                          "the built-in table's medians (add it with --devices FILE)\n");
   EXPECT_EQ(r.configs.kind, data::ConfigKind::Tile);
   ASSERT_EQ(r.configs.count, 3);
   ASSERT_EQ(r.configs.width, 4);
@@ -116,16 +145,18 @@ TEST_F(KernelTuner, SpaceFileGivesOrderValuesAndDefault) {
 
 TEST_F(KernelTuner, FolderSharesOneLayoutAcrossDevices) {
   write_gzip("b.json.gz", kSmallCache);
-  std::string other = replace_once(kSmallCache, "Test GPU", "Another");
+  std::string other = replace_once(kSmallCache, "Test GPU", "NVIDIA A100-PCIE-40GB");
   other = replace_once(other, "\"unroll\": [0, 3]", "\"unroll\": [0, 5]");  // 5 is not measured
   other = replace_once(other, "\"variant\": [\"a\", \"b\"]", "\"variant\": [\"d\"]");
   write_gzip("a.json.gz", other);
   std::vector<data::GraphRecord> records = read_kernel_tuner_folder(dir_.string());
   ASSERT_EQ(records.size(), 2u);
-  EXPECT_EQ(records[0].graph.name, "k_Another");  // files in name order
-  // Devices sorted by name: Another, Test GPU.
-  EXPECT_EQ(records[0].graph.node_features, (std::vector<float>{1, 0, 10, 0}));
-  EXPECT_EQ(records[1].graph.node_features, (std::vector<float>{0, 1, 10, 0}));
+  EXPECT_EQ(records[0].graph.name, "k_NVIDIA_A100-PCIE-40GB");  // files in name order
+  // Each cache its own device's columns, as when read alone.
+  expect_near(records[0].graph.node_features, features(kA100, {10, 0}));
+  expect_near(records[1].graph.node_features, features(kNeutral, {10, 0}));
+  EXPECT_EQ(records[1].graph.node_features,
+            read_kernel_tuner_cache((dir_ / "b.json.gz").string()).graph.node_features);
   // unroll as is (union 0, 5, 3); variant one-hot over the union in order of first sight:
   // d (a.json.gz's tune_params), then b and a (a.json.gz's measured configurations).
   ASSERT_EQ(records[1].configs.width, 5);
@@ -204,7 +235,7 @@ TEST(KernelTunerShared, ConvolutionA100) {
   EXPECT_DOUBLE_EQ(r.configs.runtimes[766], 10 * 32.22569590806961);
   // space.json's default "16,16,1,1,0,1,1,1,15,15" is configuration 386.
   EXPECT_EQ(r.configs.default_config, 386);
-  EXPECT_EQ(r.graph.node_features, (std::vector<float>{1, 12, 12}));  // problem size 4096 x 4096
+  expect_near(r.graph.node_features, features(kA100, {12, 12}));  // problem size 4096 x 4096
 }
 
 TEST(KernelTunerShared, ConvolutionFolder) {
@@ -214,15 +245,22 @@ TEST(KernelTunerShared, ConvolutionFolder) {
   ASSERT_EQ(records.size(), 4u);  // A100, A4000, A6000, W6600
   // Failed counts per device, computed as in ConvolutionA100.
   const std::vector<int64_t> failed = {161, 161, 473, 0};
-  // Devices sorted by device_name: AMD Radeon PRO W6600, NVIDIA A100, RTX A4000, RTX A6000.
-  const std::vector<int> device_column = {1, 2, 3, 0};
+  // Files A100, A4000, A6000, W6600: each its device's columns from the table, read in a folder
+  // as alone (the A100's by hand above), the AMD card's first column 0.
+  const data::DeviceTable table = data::DeviceTable::builtin();
+  const std::vector<std::string> devices = {"NVIDIA A100-PCIE-40GB", "NVIDIA RTX A4000",
+                                            "NVIDIA RTX A6000", "AMD Radeon PRO W6600"};
+  expect_near(records[0].graph.node_features, features(kA100, {12, 12}));
+  EXPECT_EQ(records[3].graph.node_features[0], 0.0f);
   for (size_t i = 0; i < records.size(); ++i) {
     data::validate_record(records[i]);
     EXPECT_EQ(records[i].configs.count, 4362);
     EXPECT_EQ(records[i].configs.width, 10);
     EXPECT_EQ(count_failed(records[i]), failed[i]) << records[i].source;
-    ASSERT_EQ(records[i].graph.feature_width, 6);
-    EXPECT_EQ(records[i].graph.node_features[device_column[i]], 1.0f) << records[i].source;
+    ASSERT_EQ(records[i].graph.feature_width, 9);  // 7 device columns, 2 problem-size columns
+    EXPECT_EQ(records[i].graph.node_features,
+              features(data::device_columns(*table.find(devices[i])), {12, 12}))
+        << records[i].source;
     EXPECT_EQ(records[i].configs.default_config, 386);
   }
 }
@@ -242,7 +280,7 @@ TEST(KernelTunerShared, DedispersionA100) {
   EXPECT_DOUBLE_EQ(r.configs.runtimes[2500], 78.09596800804138);
   // The default (tile_size_x 1 with tile_stride_x 1) breaks a constraint: never measured.
   EXPECT_EQ(r.configs.default_config, -1);
-  EXPECT_FLOAT_EQ(r.graph.node_features[1], static_cast<float>(std::log2(25000.0)));
+  EXPECT_FLOAT_EQ(r.graph.node_features[7], static_cast<float>(std::log2(25000.0)));
 }
 
 TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
@@ -256,7 +294,7 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
   ASSERT_EQ(c->size(), 3);
   EXPECT_EQ(c->graph(0).name, "dedispersion_kernel_NVIDIA_A100-PCIE-40GB");
   EXPECT_EQ(c->configs(2).count, 11130);  // no duplicate configurations to merge
-  EXPECT_EQ(c->node_feature_width(), 7);  // 4 devices + 3 problem size values
+  EXPECT_EQ(c->node_feature_width(), 10);  // 7 device columns + 3 problem size values
   EXPECT_EQ(c->config_width(), 8);
 
   data::LoadOptions from_data;
@@ -271,6 +309,49 @@ TEST(KernelTunerShared, OpenCollectionOnAFolderAndAFile) {
                Error);
 }
 
+// --device-name names a cache whose device_name is empty (some published caches have ""), and
+// a device table file adds devices: both through LoadOptions, as every command passes them.
+TEST_F(KernelTuner, DeviceNameFillsAnEmptyNameAndDevicesFileAddsDevices) {
+  const std::string unnamed =
+      write_text("unnamed.json", replace_once(kSmallCache, "\"Test GPU\"", "\"\""));
+  ::testing::internal::CaptureStderr();
+  const data::GraphRecord alone = read_kernel_tuner_cache(unnamed);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "graphcost: warning: " + unnamed +
+                ": device_name is empty; its device columns are the built-in table's medians "
+                "(name the device with --device-name NAME)\n");
+  expect_near(alone.graph.node_features, features(kNeutral, {10, 0}));
+  EXPECT_EQ(alone.graph.name, "k_");
+
+  data::LoadOptions options;
+  options.device_name = "NVIDIA A100-PCIE-40GB";
+  ::testing::internal::CaptureStderr();
+  const data::GraphRecord named = read_kernel_tuner_cache(unnamed, options);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(named.graph.name, "k_NVIDIA_A100-PCIE-40GB");
+  expect_near(named.graph.node_features, features(kA100, {10, 0}));
+  // A cache that names its device keeps it.
+  EXPECT_EQ(read_kernel_tuner_cache(write_text("gpu.json", kSmallCache), options).graph.name,
+            "k_Test_GPU");
+
+  // "Test GPU" from a file: 2^10 GB/s, 2^5 units, 2^11 MHz, 2^2 MB, 2^6 KB, 2^3 TFLOPS, AMD.
+  const std::string table = (dir_ / "devices.json").string();
+  write_file_atomically(table, R"({"devices": [{"name": "Test GPU", "vendor": "AMD",
+    "memory_bandwidth_gbs": 1024, "compute_units": 32, "boost_clock_mhz": 2048,
+    "l2_cache_mb": 4, "shared_memory_per_unit_kb": 64, "fp32_tflops": 8}]})");
+  data::LoadOptions with_table;
+  with_table.devices = table;
+  ::testing::internal::CaptureStderr();
+  const data::GraphRecord added = read_kernel_tuner_cache(dir_ / "gpu.json", with_table);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(added.graph.node_features, (std::vector<float>{0, 10, 5, 11, 2, 6, 3, 10, 0}));
+  // The same through open_collection, which every command and the Python module go through.
+  auto c = io::open_collection(dir_ / "gpu.json", data::CollectionId::parse("tile:xla"), "",
+                               with_table);
+  EXPECT_EQ(c->graph(0).node_features, added.graph.node_features);
+  with_table.devices = (dir_ / "absent.json").string();
+  EXPECT_THROW(read_kernel_tuner_cache(dir_ / "gpu.json", with_table), Error);
+}
 
 // #40: one linear search per key made reading quadratic in the number of parameters (64k took
 // 43 s, 100k never finished). Not a benchmark: the bound is a hundred times what the linear

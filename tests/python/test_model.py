@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import graphcost
-from conftest import THREADS, cli, cli_error, read_submission
+from conftest import THREADS, TRAIN_FAST, cli, cli_error, read_submission
 
 
 @pytest.mark.parametrize("which", ["layout", "tile"])
@@ -145,3 +145,45 @@ def test_stacked_run_loads_and_scores_as_the_cli(root, tile_run, tmp_path):
     assert model.evaluate(root, "test", threads=THREADS) == expected
     g = graphcost.open(root, "tile:xla", "test")[0]
     assert model.score(g, threads=THREADS).shape == (g.num_configs,)
+
+
+def write_device_cache(path, device, speed, bend):
+    """A Kernel Tuner cache of kernel "toy" on `device` (as tests/cli/kernel_tuner_caches.h)."""
+    cache = {}
+    for block in (16, 32, 64, 128, 256):
+        for unroll in (1, 2, 4):
+            time = speed * (1.0 + abs(np.log2(block) - bend)
+                            + 0.25 * np.log2(unroll) * (block > 64))
+            cache[f"{block},{unroll}"] = {"block": block, "unroll": unroll, "time": float(time)}
+    path.write_text(json.dumps({"kernel_name": "toy", "device_name": device, "problem_size": [4096],
+                                "tune_params_keys": ["block", "unroll"], "objective": "time",
+                                "cache": cache}))
+
+
+def test_a_kernel_tuner_model_scores_a_device_absent_from_its_folder(tmp_path):
+    # #37: trained on the A100 and the RTX A4000, the model scores an RTX A6000 cache read alone
+    # (the device's columns from the device table) as predict and eval do.
+    (tmp_path / "train").mkdir()
+    write_device_cache(tmp_path / "train" / "a100.json", "NVIDIA A100-PCIE-40GB", 1.0, 5.0)
+    write_device_cache(tmp_path / "train" / "a4000.json", "NVIDIA RTX A4000", 2.0, 6.0)
+    cache, unnamed = tmp_path / "a6000.json", tmp_path / "unnamed.json"
+    write_device_cache(cache, "NVIDIA RTX A6000", 1.5, 5.5)
+    write_device_cache(unnamed, "", 1.5, 5.5)
+    run, scores_out = tmp_path / "run", tmp_path / "scores.json"
+    cli("train", "--data", tmp_path / "train", "--collection", "tile:xla", "--out", run,
+        "--valid-split", "", "--hidden", 8, 8, *TRAIN_FAST)
+    cli("predict", "--model", run, "--data", cache, "--split", "", "--out", tmp_path / "sub.csv",
+        "--scores", scores_out, "--threads", THREADS)
+    with open(scores_out) as f:
+        want = np.array(json.load(f)["toy_NVIDIA_RTX_A6000"], dtype=np.float64)
+    model = graphcost.load(run)
+    g = graphcost.open(cache)[0]
+    assert g.name == "toy_NVIDIA_RTX_A6000"
+    assert g.node_feat.shape == (1, 8)  # 7 device columns, 1 problem-size column
+    assert model.score(g, threads=THREADS).tobytes() == want.tobytes()
+    named = graphcost.open(unnamed, device_name="NVIDIA RTX A6000")[0]
+    assert named.name == g.name
+    assert model.score(named, threads=THREADS).tobytes() == want.tobytes()
+    expected = json.loads(cli("eval", "--model", run, "--data", cache, "--split", "", "--json",
+                              "--threads", THREADS).stdout)
+    assert model.evaluate(cache, "", threads=THREADS) == expected

@@ -24,6 +24,8 @@ TrainOptions changed_options() {
   o.skip_invalid = true;
   o.prune_hops = 2;
   o.prune_seeds = "conv-dot-reshape";
+  o.devices = "gpus.json";
+  o.device_name = "NVIDIA RTX A6000";
   o.valid_data = "/data/valid.pack";
   o.valid_split = "test";
   o.iterations = 7;
@@ -94,7 +96,7 @@ TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
                 "validate_every", "valid_configs_per_graph", "valid_batch",
                 "valid_predictions_graphs", "checkpoint_every", "checkpoint_seconds", "seed",
                 "threads", "share_rows",
-                "prune_hops", "prune_seeds", "swa_start", "swa_every", "gst_segment_nodes",
+                "prune_hops", "prune_seeds", "devices", "device_name", "swa_start", "swa_every", "gst_segment_nodes",
                 "gst_segments_per_step", "gst_stale_dropout", "gst_partition", "model"}));
   EXPECT_EQ(keys_of(j["model"]),
             (std::set<std::string>{

@@ -1,19 +1,15 @@
 // The pieces of the bo strategy: feature rows, the bagged ensemble and its calibration,
-// expected improvement, the device table and the transfer prior.
+// expected improvement and the transfer prior (the device table: tests/data/device_table_test.cc).
 #include "tune/surrogate.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <filesystem>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/random.h"
 #include "eval/metrics.h"
 #include "test_space.h"
-#include "tune/device_table.h"
 #include "tune/transfer.h"
 
 namespace graphcost::tune {
@@ -94,55 +90,6 @@ TEST(Surrogate, BaggedTreesFitAndTheirIntervalsCoverNoisyTruth) {
   EXPECT_LT(raw_covered, 0.85);
   EXPECT_GE(covered, 0.85);
   EXPECT_THROW(raw.fit({1.0f}, 1, {1.0f}, o, 1), Error);
-}
-
-TEST(DeviceTable, FindsTheSharedGpusByTheirKernelTunerNames) {
-  const DeviceTable t = DeviceTable::builtin();
-  const DeviceProperties* a100 = t.find("convolution_kernel_NVIDIA_A100-PCIE-40GB");
-  ASSERT_NE(a100, nullptr);
-  EXPECT_EQ(a100->name, "NVIDIA A100-PCIE-40GB");
-  EXPECT_DOUBLE_EQ(a100->memory_bandwidth_gbs, 1555);
-  const DeviceProperties* w6600 = t.find("AMD Radeon PRO W6600");
-  ASSERT_NE(w6600, nullptr);
-  EXPECT_EQ(w6600->vendor, "AMD");
-  EXPECT_DOUBLE_EQ(w6600->compute_units, 28);
-  ASSERT_NE(t.find("dedispersion_kernel_NVIDIA_RTX_A4000"), nullptr);
-  ASSERT_NE(t.find("NVIDIA RTX A6000"), nullptr);
-  EXPECT_EQ(t.find("NVIDIA H100"), nullptr);
-  const std::vector<float> unknown = device_features(nullptr);
-  ASSERT_EQ(unknown.size(), static_cast<size_t>(kDeviceFeatureCount));
-  EXPECT_TRUE(std::isnan(unknown[0]));
-  EXPECT_EQ(device_features(a100)[0], 1.0f);
-  EXPECT_EQ(device_features(w6600)[0], 0.0f);
-}
-
-TEST(DeviceTable, UsersExtendAndReplaceEntriesAndBadFilesAreErrors) {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("graphcost_devices_" + std::to_string(::getpid()) + ".json"))
-                               .string();
-  write_file_atomically(path, R"({"devices": [
-    {"name": "NVIDIA H100 PCIe", "vendor": "NVIDIA", "memory_bandwidth_gbs": 2000,
-     "compute_units": 114, "boost_clock_mhz": 1755, "l2_cache_mb": 50,
-     "shared_memory_per_unit_kb": 228, "fp32_tflops": 51},
-    {"name": "NVIDIA RTX A4000", "vendor": "NVIDIA", "memory_bandwidth_gbs": 1,
-     "compute_units": 2, "boost_clock_mhz": 3, "l2_cache_mb": 4,
-     "shared_memory_per_unit_kb": 5, "fp32_tflops": 6}]})");
-  DeviceTable t = DeviceTable::builtin();
-  const size_t before = t.devices().size();
-  t.extend_from_file(path);
-  EXPECT_EQ(t.devices().size(), before + 1);
-  ASSERT_NE(t.find("kernel_NVIDIA_H100_PCIe"), nullptr);
-  EXPECT_DOUBLE_EQ(t.find("NVIDIA RTX A4000")->memory_bandwidth_gbs, 1);
-  write_file_atomically(path, R"({"devices": [{"name": "X", "compute_units": "many"}]})");
-  try {
-    t.extend_from_file(path);
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("X.memory_bandwidth_gbs"), std::string::npos) << e.what();
-  }
-  write_file_atomically(path, "{");
-  EXPECT_THROW(t.extend_from_file(path), Error);
-  std::filesystem::remove(path);
 }
 
 TEST(Transfer, PriorRanksTheTargetLikeTheSourceAndPredictsItsFailures) {

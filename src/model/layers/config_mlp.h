@@ -1,7 +1,7 @@
 // Architecture "mlp": for tuning records without a real graph (a Kernel Tuner cache is one node
 // with graph-level tile configurations). Input per configuration: the mean of the graph's
-// (compressed) node features, which for one node are its features (device one-hot, problem
-// size), concatenated with the encoded configuration; then Linear + activation + dropout per
+// (compressed) node features, which for one node are its features (the device's columns,
+// problem size), concatenated with the encoded configuration; then Linear + activation + dropout per
 // width of `hidden`. The output, [S, hidden.back()], is the configuration's embedding.
 #pragma once
 
