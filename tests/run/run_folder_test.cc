@@ -103,7 +103,7 @@ TEST_F(RunFolderTest, ConfigIsWrittenWithItsHeaderAndReadBack) {
             "\"gnn\"\n}\n");
   const RunConfig config = folder.read_config();
   EXPECT_EQ(config.format_version, kRunFormatVersion);
-  EXPECT_EQ(config.collection, "tile:xla");
+  EXPECT_EQ(config.data.collection, "tile:xla");
 }
 
 TEST_F(RunFolderTest, StateComesFromTrialJsonElseFromTheModel) {
