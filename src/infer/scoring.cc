@@ -132,7 +132,8 @@ std::vector<double> run_scores(const Scorer& scorer, TrainedModel& run, const da
         mode = std::make_unique<model::RankerModeGuard>(member.ranker, /*training=*/false);
         no_grad = std::make_unique<torch::NoGradGuard>();
       }
-      member_scores.push_back(run_scores(scorer, member, graph, g, configs, indices, nullptr));
+      member_scores.push_back(
+          run_scores(scorer, member, graph, g, configs, indices, nullptr, stream_base));
     }
     return stack_scores(*run.stack, member_scores, graph.name, configs, indices);
   }
