@@ -149,7 +149,7 @@ TEST_F(ScoreGraphTest, ListedConfigurationsOnly) {
 }
 
 TEST_F(ScoreGraphTest, StackScoresItsMembersThroughTheMetaLearner) {
-  infer::Run plain, attention;
+  infer::TrainedModel plain, attention;
   plain.ranker = make_model(false, 0, 4);
   attention.ranker = make_model(true, 0, 6);
   attention.slate_size = 5;  // anchored, as alone
@@ -173,7 +173,7 @@ TEST_F(ScoreGraphTest, StackScoresItsMembersThroughTheMetaLearner) {
   auto model = std::make_shared<StackModel>();
   model->members = {plain, attention};
   model->meta = stack::MetaLearner::fit(graphs, 2, meta);
-  infer::Run stacked;
+  infer::TrainedModel stacked;
   stacked.stack = model;
   Scorer scorer;
   scorer.runs = {&stacked};
