@@ -212,8 +212,8 @@ TEST_F(RunFolderCli, ScoringNamesTheRunThatDoesNotFit) {
 TEST_F(RunFolderCli, ABadCommandLineIsOneErrorLine) {
   EXPECT_EQ(one_error_line("frobnicate", 2),
             "graphcost: error: graphcost: unknown command 'frobnicate' (valid: synth, inspect, "
-            "pack, split, ingest, train, sweep, study, xgb, eval, predict, submit, score, "
-            "noise, report, tune, serve)\n");
+            "pack, split, ingest, train, sweep, study, xgb, stack, eval, predict, submit, "
+            "score, noise, report, tune, serve)\n");
   EXPECT_EQ(one_error_line("xgb bogus", 2),
             "graphcost: error: graphcost xgb: unknown command 'bogus' (valid: train)\n");
   EXPECT_EQ(one_error_line("inspect --bogus " + data(), 109),

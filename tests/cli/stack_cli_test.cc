@@ -145,7 +145,13 @@ TEST_F(StackCli, BadInputIsOneLine) {
                     {path("none") + ": no such run folder (--member)"});
   expect_error_line(stack("--member " + path("xgb"), path("s_bad"), "--collection layout:xla:random"),
                     {path("xgb") + ": trained on tile:xla, but collection layout:xla:random"});
-  expect_error_line(stack("--member " + path("xgb"), path("s_bad"), "--meta lasso"), {"--meta"});
+  {  // a flag's value outside its choices: CLI11's validation status (105), as for every flag
+    auto [status, output] =
+        run_graphcost(stack("--member " + path("xgb"), path("s_bad"), "--meta lasso")).pair();
+    EXPECT_EQ(status, 105) << output;
+    EXPECT_EQ(output, "graphcost: error: graphcost stack: --meta: lasso not in {ridge,xgboost} "
+                      "(graphcost stack --help lists the options)\n");
+  }
   // An empty split: no graphs to fit on.
   fs::create_directories(path("empty/tile/xla/valid"));
   expect_error_line("stack --data " + path("empty") + " --member " + path("xgb") + " --out " +

@@ -93,6 +93,8 @@ TEST_F(RunConfigTest, DataOptionsRoundTrip) {
   given.skip_invalid = true;
   given.prune_hops = 3;
   given.prune_seeds = "convolution,dot";
+  given.devices = "/data/devices.json";
+  given.device_name = "NVIDIA A100-PCIE-40GB";
   nlohmann::json options;
   write_option_fields(options, data::data_option_fields(), given);
   options["slate_size"] = 16;
@@ -102,7 +104,8 @@ TEST_F(RunConfigTest, DataOptionsRoundTrip) {
   write_option_fields(read, data::data_option_fields(), run.data);
   EXPECT_EQ(read, nlohmann::json::parse(R"({"data": "/data/packs/train.gcpack",
       "collection": "layout:nlp:default", "split": "valid", "exclude": ["bert", "resnet"],
-      "skip_invalid": true, "prune_hops": 3, "prune_seeds": "convolution,dot"})"));
+      "skip_invalid": true, "prune_hops": 3, "prune_seeds": "convolution,dot",
+      "devices": "/data/devices.json", "device_name": "NVIDIA A100-PCIE-40GB"})"));
   EXPECT_EQ(run.slate_size, 16);
 }
 
