@@ -5,7 +5,7 @@
 # on the validation split. Prints per seed and meta-learner the cross-fitted validation tau
 # (out of fold: each validation graph scored by a meta-learner fitted without it; the chosen
 # setting's) and the test tau of the fitted stack (eval), and each member's test tau.
-# usage: stack_meta.sh GRAPHCOST_BINARY [WORK_DIR] (SEEDS="1 2" by default)
+# usage: stack_meta.sh GRAPHCOST_BINARY [WORK_DIR] (SEEDS="1 2 3 4 5" by default: the protocol's 5 seeds)
 set -euo pipefail
 bin=${1:?usage: stack_meta.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
@@ -13,7 +13,7 @@ py=/usr/bin/python3
 threads=${THREADS:-1}
 mkdir -p "$work"
 tau() { "$py" -c 'import json,sys; print("%.4f" % json.load(sys.stdin)["kendall_tau"])'; }
-for seed in ${SEEDS:-1 2}; do
+for seed in ${SEEDS:-1 2 3 4 5}; do
   dir="$work/seed$seed"
   rm -rf "$dir"
   mkdir -p "$dir"
