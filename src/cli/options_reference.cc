@@ -148,7 +148,7 @@ std::string options_reference(CLI::App& program) {
        "How `train` trains (the top level of `config.json`, beside the data options).", true},
       train::train_option_fields(), train::TrainOptions{}, commands);
   write_table(out,
-              {"Model options", "src/model/model_options.h",
+              {"Model options", "src/model/options/model_options.h",
                "The cost model's shape: the `model` object of `config.json`, stored in "
                "`model.pt` too.",
                false},
