@@ -9,10 +9,13 @@
 
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "expect_error.h"
 #include "temp_dir.h"
 
 namespace graphcost::io {
 namespace {
+
+using testing::expect_error;
 
 // np.savez(a=np.array([1, -2, 3], int32), h=np.array([1.0, -2.5], float16)) as numpy 1.24
 // wrote it: stored entries whose local headers carry zip64 extra fields.
@@ -54,19 +57,6 @@ const unsigned char kNumpySavez[] = {
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-// Expects f() to throw an Error whose message contains every fragment.
-template <typename F>
-void expect_error(F f, const std::vector<std::string>& fragments) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    for (const std::string& s : fragments) {
-      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
-    }
-  }
 }
 
 class NpzTest : public ::testing::Test {

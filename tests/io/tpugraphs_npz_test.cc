@@ -8,22 +8,13 @@
 
 #include "core/error.h"
 #include "io/npz.h"
+#include "expect_error.h"
 #include "temp_dir.h"
 
 namespace graphcost::io {
 namespace {
 
-template <typename F>
-void expect_error(F f, const std::vector<std::string>& fragments) {
-  try {
-    f();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    for (const std::string& s : fragments) {
-      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
-    }
-  }
-}
+using testing::expect_error;
 
 // A 4-node graph: 0, 1 parameters; 2 = f(0, 1); 3 = g(2).
 data::Graph small_graph(int64_t width) {

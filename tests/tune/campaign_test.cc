@@ -13,11 +13,6 @@
 namespace graphcost::tune {
 namespace {
 
-SearchSpace toy_space() {
-  static const data::GraphRecord r = testing::small_tune_record();
-  return make_search_space("toy", r.configs.view(), testing::small_tune_layout());
-}
-
 // Proposes a fixed list of configurations in order.
 class ScriptedStrategy : public Strategy {
  public:
@@ -37,7 +32,7 @@ class ScriptedStrategy : public Strategy {
 };
 
 TEST(Campaign, RandomNeverRepeatsAndStopsAtTheBudget) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   RandomStrategy random;
   const CampaignResult r = run_campaign(s, random, m, 7, 3, 5);
@@ -57,7 +52,7 @@ TEST(Campaign, RandomNeverRepeatsAndStopsAtTheBudget) {
 }
 
 TEST(Campaign, SeededRandomSearchIsReproducible) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   RandomStrategy a, b;
   const CampaignResult r1 = run_campaign(s, a, m, 9, 2, 42);
@@ -73,7 +68,7 @@ TEST(Campaign, SeededRandomSearchIsReproducible) {
 }
 
 TEST(Campaign, FailedConfigurationsCostAMeasurementAndGiveNoTime) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   // 2 and 11 failed; 0 is x=1,y=0 (12); 7 is x=4,y=1 (11); 6 is the optimum (10).
   ScriptedStrategy scripted({2, 11, 0, 7, 6});
@@ -89,7 +84,7 @@ TEST(Campaign, FailedConfigurationsCostAMeasurementAndGiveNoTime) {
 }
 
 TEST(Campaign, ReachOnAKnownOptimum) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   ScriptedStrategy first({0, 2, 3, 7, 6});  // 12, failed, 11, 11, 10
   ScriptedStrategy second({8, 6});          // 12, 10
@@ -109,7 +104,7 @@ TEST(Campaign, ReachOnAKnownOptimum) {
 }
 
 TEST(Campaign, ARepeatedProposalIsAnError) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   ScriptedStrategy repeats({1, 1});
   EXPECT_THROW(run_campaign(s, repeats, m, 5, 1, 0), Error);

@@ -11,13 +11,8 @@
 namespace graphcost::tune {
 namespace {
 
-SearchSpace toy_space() {
-  static const data::GraphRecord r = testing::small_tune_record();
-  return make_search_space("toy", r.configs.view(), testing::small_tune_layout());
-}
-
 TEST(Genetic, LevelDistanceAndNearestFreeConfig) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   const std::vector<int32_t> genes = {2, 0};  // x = 4, y = 0: configuration 6
   EXPECT_DOUBLE_EQ(level_distance(s, genes.data(), 6), 0.0);
   EXPECT_DOUBLE_EQ(level_distance(s, genes.data(), 0), 2.0 / 3.0);
@@ -95,7 +90,7 @@ TEST(Genetic, SelectionFindsTheOptimumFarSoonerThanRandomSearch) {
 }
 
 TEST(Genetic, ExhaustsASmallSpaceWithoutRepeats) {
-  const SearchSpace s = toy_space();
+  const SearchSpace s = testing::toy_space();
   RecordedMeasurer m(s);
   GeneticStrategy ga(GeneticOptions{4, 2, 0.5});
   const CampaignResult r = run_campaign(s, ga, m, 50, 3, 1);

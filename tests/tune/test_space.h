@@ -7,6 +7,7 @@
 
 #include "data/collection.h"
 #include "io/kernel_tuner.h"
+#include "tune/search_space.h"
 
 namespace graphcost::tune::testing {
 
@@ -40,6 +41,12 @@ inline std::vector<io::KernelTunerParameter> small_tune_layout() {
   io::KernelTunerParameter x{"x", 0, false, {"1", "2", "4", "8"}, {0, 1, 2, 3}};
   io::KernelTunerParameter y{"y", 1, false, {"0", "1", "2"}, {0, 1, 2}};
   return {x, y};
+}
+
+// The search space of small_tune_record under small_tune_layout.
+inline SearchSpace toy_space() {
+  static const data::GraphRecord r = small_tune_record();
+  return make_search_space("toy", r.configs.view(), small_tune_layout());
 }
 
 }  // namespace graphcost::tune::testing
