@@ -17,5 +17,21 @@ cmake --build "$build_dir" -j "$jobs" --target graphcost_sanitize_tests
 built=$(date +%s)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-"$build_dir/graphcost_sanitize_tests" --gtest_brief=1 ${1:+--gtest_filter="$1"}
-echo "sanitize: build $((built - start)) s, tests $(($(date +%s) - built)) s"
+# The tests run in one shard per job (GoogleTest's sharding: each process takes every N-th test),
+# as ctest runs the main build's tests side by side; each shard's output is printed when it ends.
+pids=()
+for ((shard = 0; shard < jobs; ++shard)); do
+  GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$build_dir/graphcost_sanitize_tests" \
+    --gtest_brief=1 ${1:+--gtest_filter="$1"} > "$build_dir/shard_$shard.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for ((shard = 0; shard < jobs; ++shard)); do
+  wait "${pids[$shard]}" || failed=1
+  cat "$build_dir/shard_$shard.log"
+done
+echo "sanitize: build $((built - start)) s, tests $(($(date +%s) - built)) s ($jobs shards)"
+if [ "$failed" -ne 0 ]; then
+  echo "sanitize: a shard failed (its output is above)" >&2
+  exit 1
+fi

@@ -26,7 +26,7 @@ struct Outcome {
   int status = -1;  // raw wait status
 };
 
-Outcome run(const std::string& arguments) {
+Outcome run_capturing_stderr(const std::string& arguments) {
   const std::string command = graphcost::testing::graphcost_command(arguments) + " 2>&1 >/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   Outcome outcome;
@@ -39,7 +39,7 @@ Outcome run(const std::string& arguments) {
 }
 
 void expect_one_line_error(const std::string& arguments, const std::string& file) {
-  Outcome o = run(arguments);
+  Outcome o = run_capturing_stderr(arguments);
   ASSERT_TRUE(WIFEXITED(o.status)) << "killed by a signal: " << arguments;
   EXPECT_EQ(WEXITSTATUS(o.status), 1) << o.stderr_text;
   EXPECT_EQ(std::count(o.stderr_text.begin(), o.stderr_text.end(), '\n'), 1) << o.stderr_text;
@@ -113,11 +113,11 @@ TEST_F(BadInput, MissingFileAndUnknownCollection) {
 TEST_F(BadInput, EmptyFolderOrDeviceNamesOnlyThePath) {
   const fs::path empty = dir_ / "empty";
   fs::create_directories(empty);
-  Outcome o = run("noise " + empty.string());
+  Outcome o = run_capturing_stderr("noise " + empty.string());
   EXPECT_EQ(o.stderr_text, "graphcost: error: " + empty.string() + ": no .npz or .pb files\n");
-  o = run("split " + empty.string() + " --out " + (dir_ / "parts").string());
+  o = run_capturing_stderr("split " + empty.string() + " --out " + (dir_ / "parts").string());
   EXPECT_EQ(o.stderr_text, "graphcost: error: " + empty.string() + ": no .npz or .pb files\n");
-  o = run("inspect /dev/null");
+  o = run_capturing_stderr("inspect /dev/null");
   EXPECT_EQ(o.stderr_text,
             "graphcost: error: /dev/null: not an .npz or .pb file, a pack or a folder of them\n");
 }

@@ -10,39 +10,22 @@
 #include <string>
 
 #include "graphcost_binary.h"
+#include "run_graphcost.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;
-};
-
-Result run_graphcost(const std::string& arguments) {
-  const fs::path log =
-      fs::temp_directory_path() / ("graphcost_ingest_cli_" + std::to_string(::getpid()) + ".log");
-  const std::string command =
-      graphcost::testing::graphcost_command(arguments) + " > " + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  Result result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  result.output = text.str();
-  fs::remove(log);
-  return result;
-}
+using graphcost::testing::CommandResult;
+using graphcost::testing::run_graphcost;
 
 TEST(IngestCommand, ForeignFileFailsWithOneLine) {
   const std::string npz =
       std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
   if (!fs::exists(npz)) GTEST_SKIP() << "shared data absent: " << npz;
-  const Result result = run_graphcost("ingest " + npz + " --out " +
+  const CommandResult result = run_graphcost("ingest " + npz + " --out " +
                                       (fs::temp_directory_path() / "graphcost_never").string());
-  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.status, 1);
   EXPECT_EQ(result.output.rfind("graphcost: error: " + npz + ": not a TpuGraphs", 0), 0u)
       << result.output;
   EXPECT_EQ(std::count(result.output.begin(), result.output.end(), '\n'), 1) << result.output;
@@ -51,14 +34,14 @@ TEST(IngestCommand, ForeignFileFailsWithOneLine) {
 TEST(IngestCommand, UnknownFeatureSetIsRejected) {
   const std::string pb = std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/op_tuning_data.pb";
   if (!fs::exists(pb)) GTEST_SKIP() << "shared data absent: " << pb;
-  const Result result = run_graphcost("ingest " + pb + " --out /tmp --features fancy");
-  EXPECT_NE(result.exit_code, 0);
+  const CommandResult result = run_graphcost("ingest " + pb + " --out /tmp --features fancy");
+  EXPECT_NE(result.status, 0);
   EXPECT_NE(result.output.find("fancy"), std::string::npos) << result.output;
 }
 
 TEST(IngestCommand, MissingInputIsRejected) {
-  const Result result = run_graphcost("ingest /nonexistent/records.pb --out /tmp");
-  EXPECT_NE(result.exit_code, 0);
+  const CommandResult result = run_graphcost("ingest /nonexistent/records.pb --out /tmp");
+  EXPECT_NE(result.status, 0);
   EXPECT_NE(result.output.find("/nonexistent/records.pb"), std::string::npos) << result.output;
 }
 

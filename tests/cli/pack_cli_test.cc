@@ -25,7 +25,7 @@ std::string temp_dir() {
   return dir.string();
 }
 
-int run(const std::string& arguments) {
+int run_status(const std::string& arguments) {
   const std::string command = graphcost::testing::graphcost_command(arguments) + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -36,8 +36,8 @@ TEST(PackCommand, PacksTheAlexNetLayoutFile) {
       std::string(GRAPHCOST_SHARED_DATA) + "/tpugraphs/alexnet_layout_reduced.npz";
   if (!std::filesystem::exists(npz)) GTEST_SKIP() << "shared data absent: " << npz;
   const std::string out = temp_dir() + "/alexnet.gcpack";
-  ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + out +
-                " --keep-duplicates"),
+  ASSERT_EQ(run_status("pack " + npz + " --collection layout:xla:default --split train --out " +
+                       out + " --keep-duplicates"),
             0);
   io::verify_pack(out);
   io::PackCollection pack(out);
@@ -68,14 +68,16 @@ TEST(PackCommand, PacksTheAlexNetLayoutFile) {
 
   // Merging duplicates (the default) keeps the distinct configurations only.
   const std::string merged = temp_dir() + "/alexnet_merged.gcpack";
-  ASSERT_EQ(run("pack " + npz + " --collection layout:xla:default --split train --out " + merged),
+  ASSERT_EQ(run_status("pack " + npz + " --collection layout:xla:default --split train --out " +
+                       merged),
             0);
   EXPECT_EQ(io::PackCollection(merged).configs(0).count, 29905);
 }
 
 TEST(PackCommand, MissingInputFailsWithoutWritingAPack) {
   const std::string out = temp_dir() + "/missing.gcpack";
-  EXPECT_NE(run("pack " + temp_dir() + "/no_such_folder --collection tile:xla --out " + out), 0);
+  EXPECT_NE(
+      run_status("pack " + temp_dir() + "/no_such_folder --collection tile:xla --out " + out), 0);
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
@@ -118,7 +120,8 @@ TEST(PackCommand, OneFinalProgressLineWithTheInputsGraphCount) {
   expect_lines("pack " + (dir / "a.gcpack").string() + " --collection tile:xla",
                R"(pack 1/1 graphs \(100\.0%\))" + rate + "toy_NVIDIA_RTX_A4000");
   // Record files: a split folder of three .npz files, one graph each.
-  ASSERT_EQ(run("synth --out " + (dir / "synth").string() + " --seed 2 --scale small --threads 1"),
+  ASSERT_EQ(run_status("synth --out " + (dir / "synth").string() +
+                       " --seed 2 --scale small --threads 1"),
             0);
   const fs::path split = dir / "synth" / "npz" / "tile" / "xla" / "valid";
   int64_t files = 0;
