@@ -56,8 +56,8 @@ void run_eval(const EvalOptions& o) {
   if (collection.empty()) throw Error("eval: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   infer::check_runs_kind(runs, o.run_dirs, id);
-  data::LoadOptions load;  // duplicates merged: each distinct configuration counts once
-  o.source.copy_device_options(load);
+  // Duplicates merged: each distinct configuration counts once.
+  data::LoadOptions load = o.source.unpruned_load_options();
   infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(

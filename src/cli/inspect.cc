@@ -122,10 +122,8 @@ void verify_only(const std::string& path) {
 
 void run_inspect(const InspectOptions& o) {
   if (o.verify) return verify_only(o.path);
-  data::LoadOptions load;
+  data::LoadOptions load = o.source.unpruned_load_options();
   load.merge_duplicates = false;  // inspect counts duplicates, it does not merge them
-  load.skip_invalid = o.source.skip_invalid;
-  o.source.copy_device_options(load);
   nlohmann::json out = nlohmann::json::array();
   fs::path p(o.path);
   // An unknown id is named as such, not reported as "no collection files".

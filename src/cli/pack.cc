@@ -30,12 +30,9 @@ struct PackOptions {
 
 void run_pack(const PackOptions& o) {
   const data::CollectionId id = data::CollectionId::parse(o.source.collection);
-  data::LoadOptions load;
-  load.skip_invalid = o.source.skip_invalid;
-  o.source.copy_device_options(load);
+  data::LoadOptions load = o.source.unpruned_load_options();
   // Test files keep every configuration: a submission names configurations by their index.
   load.merge_duplicates = !o.keep_duplicates && o.source.split != "test";
-  load.exclude = o.source.exclude;
   std::unique_ptr<io::PackWriter> writer;
   std::string split = o.source.split;
   data::CollectionId pack_id = id;

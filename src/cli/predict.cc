@@ -39,9 +39,8 @@ void run_predict(const PredictOptions& o) {
   if (collection.empty()) throw Error("predict: --collection is needed (the run does not name one)");
   data::CollectionId id = data::CollectionId::parse(collection);
   infer::check_runs_kind(runs, o.run_dirs, id);
-  data::LoadOptions load;
+  data::LoadOptions load = o.source.unpruned_load_options();
   load.merge_duplicates = false;  // indices must be the file's own
-  o.source.copy_device_options(load);
   infer::apply_run_pruning(runs, o.run_dirs, o.source.prune_hops, load);  // pruning keeps every configuration
   auto c = io::open_collection(o.source.data, id, o.source.split, load);
   if (group) check_same_scoring_start(*group, scoring_start_text(o, o.source), o.run_dirs, *c);

@@ -81,9 +81,8 @@ CollectionScores score_collection_files(const ScoreOptions& o,
                                         const std::vector<Submission>& submissions,
                                         const std::string& collection, int64_t expected_graphs) {
   const data::CollectionId id = data::CollectionId::parse(collection);
-  data::LoadOptions load;
+  data::LoadOptions load = o.source.unpruned_load_options();
   load.merge_duplicates = false;  // submission indices are the file's own
-  o.source.copy_device_options(load);
   const size_t k = submissions.size();
   std::vector<std::vector<eval::GraphScores>> graphs(k);
   std::vector<std::vector<int64_t>> listed(k);

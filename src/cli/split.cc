@@ -41,8 +41,8 @@ io::RuntimeColumns runtime_columns(const data::GraphRecord& r) {
 }
 
 void run_split(const SplitOptions& o) {
-  data::LoadOptions load;  // duplicates merged first, so no configuration lands in both parts
-  o.source.copy_device_options(load);
+  // Duplicates merged first, so no configuration lands in both parts.
+  data::LoadOptions load = o.source.unpruned_load_options();
   data::CollectionId id;
   if (o.source.collection.empty()) {
     load.kind_from_data = true;

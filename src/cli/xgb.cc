@@ -34,10 +34,7 @@ void run_xgb_train(const XgbTrainCommand& command) {
   const data::CollectionId id = command.collection_option->count() == 0 && named
                                     ? *named
                                     : data::CollectionId::parse(command.source.collection);
-  data::LoadOptions load;
-  load.skip_invalid = command.source.skip_invalid;
-  load.exclude = command.source.exclude;
-  command.source.copy_device_options(load);
+  const data::LoadOptions load = command.source.unpruned_load_options();
   auto train_set = io::open_collection(command.source.data, id, command.source.split, load);
   std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
                static_cast<long long>(train_set->size()),

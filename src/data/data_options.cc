@@ -45,18 +45,19 @@ DataOptions command_data_options(const std::string& split, const std::string& co
 }
 
 LoadOptions DataOptions::load_options() const {
-  LoadOptions load;
-  load.skip_invalid = skip_invalid;
-  load.exclude = exclude;
+  LoadOptions load = unpruned_load_options();
   load.prune_hops = prune_hops;
   load.prune_seed_opcodes = parse_prune_seeds(prune_seeds);
-  copy_device_options(load);
   return load;
 }
 
-void DataOptions::copy_device_options(LoadOptions& load) const {
+LoadOptions DataOptions::unpruned_load_options() const {
+  LoadOptions load;
+  load.skip_invalid = skip_invalid;
+  load.exclude = exclude;
   load.devices = devices;
   load.device_name = device_name;
+  return load;
 }
 
 }  // namespace graphcost::data

@@ -30,9 +30,10 @@ struct DataOptions {
   // How a collection is opened with these options (prune_seeds parsed: an unknown opcode name is
   // an Error).
   LoadOptions load_options() const;
-  // Copies the Kernel Tuner device options (devices, device_name) into load, for commands that
-  // build their LoadOptions themselves (eval and predict take the run's pruning).
-  void copy_device_options(LoadOptions& load) const;
+  // The same without pruning (skip_invalid, exclude and the Kernel Tuner device options), for
+  // readers whose pruning comes from elsewhere (eval, predict and stack take the runs') or that
+  // need none (names only, a submission's indices).
+  LoadOptions unpruned_load_options() const;
 };
 
 // The data options a command that reads a collection starts from, before its flags: the given

@@ -121,10 +121,7 @@ FittedStack fit_stack(const StackOptions& o) {
              "needed (no member names the collection it trained on)");
   out.id = data::CollectionId::parse(collection);
   check_runs_kind(runs, o.members, out.id);
-  data::LoadOptions load;
-  load.exclude = o.source.exclude;
-  load.skip_invalid = o.source.skip_invalid;
-  o.source.copy_device_options(load);
+  data::LoadOptions load = o.source.unpruned_load_options();
   apply_run_pruning(runs, o.members, kRunPruning, load);
   out.prune_hops = runs[0].prune_hops;
   out.prune_seeds = runs[0].prune_seeds;
@@ -165,10 +162,7 @@ FittedStack fit_stack(const StackOptions& o) {
     check_data(source && fs::exists(source->data), o.members[0], "data",
                "--member-other-devices reads this member's training graphs as the other "
                "devices, but its config.json names no data that exists");
-    data::LoadOptions reference_load;
-    reference_load.exclude = source->exclude;
-    reference_load.skip_invalid = source->skip_invalid;
-    source->copy_device_options(reference_load);
+    const data::LoadOptions reference_load = source->unpruned_load_options();
     const auto references = io::open_collection(source->data, out.id, source->split, reference_load);
     model.other_devices = stack::OtherDevices::build(*references);
   }

@@ -15,10 +15,7 @@ std::optional<data::DataOptions> training_source(const run::RunConfig& config) {
 }
 
 std::vector<std::string> graph_names(const data::DataOptions& source) {
-  data::LoadOptions load;
-  load.exclude = source.exclude;
-  load.skip_invalid = source.skip_invalid;
-  source.copy_device_options(load);
+  data::LoadOptions load = source.unpruned_load_options();
   load.merge_duplicates = false;  // names only: no need to compare configurations
   std::vector<std::string> names;
   io::for_each_graph(source.data, data::CollectionId::parse(source.collection), source.split, load,
