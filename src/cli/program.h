@@ -17,6 +17,10 @@ using AddCommand = void (*)(CLI::App&);
 // for an unknown command word.
 int run_program(int argc, char** argv, const std::vector<AddCommand>& commands);
 
+// Every command graphcost has, in the order --help lists them (every_command.cc, built in
+// graphcost_program: it names the LibTorch commands too).
+const std::vector<AddCommand>& every_command();
+
 // The commands that need no LibTorch (synth, inspect, pack, split, ingest, xgb, submit, score,
 // noise, report), in the order graphcost lists them; built in graphcost_cli_base.
 const std::vector<AddCommand>& torch_free_commands();

@@ -4,7 +4,10 @@ PYTHONPATH=<build>/python:tests/python/kernel_tuner_standin and GRAPHCOST_BINARY
 import csv
 import json
 import os
+import socket
+import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -18,10 +21,43 @@ SHARED_DATA = Path(os.environ.get("GRAPHCOST_SHARED_DATA",
 THREADS = 2
 
 
+def _run_in_zygote(argv):
+    """Runs argv in the tests' fork server (tests/cli/zygote_protocol.h) where ctest started one
+    (GRAPHCOST_TEST_ZYGOTE), as subprocess.run would; None where there is none to run it."""
+    path = os.environ.get("GRAPHCOST_TEST_ZYGOTE")
+    if not path:
+        return None
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+    except OSError:
+        connection.close()
+        return None
+    strings = [os.getcwd(), *argv, *(f"{name}={value}" for name, value in os.environ.items())]
+    payload = b"".join(os.fsencode(string) + b"\0" for string in strings)
+    header = struct.pack("=4I", 0x7A79676F, len(argv), len(os.environ), len(payload))
+    with connection, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        socket.send_fds(connection, [header], [0, out.fileno(), err.fileno()])
+        connection.sendall(payload)
+        status = b""
+        while len(status) < 4:
+            chunk = connection.recv(4 - len(status))
+            if not chunk:
+                break
+            status += chunk
+        # No answer: the server's process for it died, read as a kill.
+        code = (os.waitstatus_to_exitcode(struct.unpack("=i", status)[0]) if len(status) == 4
+                else -9)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, code, out.read().decode(), err.read().decode())
+
+
 def cli(*args, check=True):
     """Runs the graphcost CLI; returns the finished process (stdout and stderr as text)."""
     assert BINARY, "GRAPHCOST_BINARY is not set (run through ctest)"
-    done = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
+    argv = [BINARY, *map(str, args)]
+    done = _run_in_zygote(argv) or subprocess.run(argv, capture_output=True, text=True)
     if check and done.returncode != 0:
         raise AssertionError(f"graphcost {' '.join(map(str, args))} failed:\n{done.stderr}")
     return done
