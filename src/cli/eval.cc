@@ -25,6 +25,7 @@ struct EvalOptions : infer::ScoringOptions {
   data::DataOptions source = infer::run_scoring_data_options("valid");
   int64_t max_configs = 0;
   int threads = 0;
+  std::string precision = "fp32";
   bool json = false;
   dist::LaunchOptions launch;
 };
@@ -43,6 +44,7 @@ double mean_spread(const std::vector<std::vector<double>>& spreads) {
 void run_eval(const EvalOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   infer::set_threads(o.threads);
+  infer::set_precision(o.precision);
   if (o.run_dirs.empty() == o.baseline.empty()) throw Error("eval: give exactly one of --model and --baseline");
   std::vector<infer::TrainedModel> runs;
   std::string collection = o.source.collection;
@@ -115,6 +117,7 @@ void add_eval_command(CLI::App& app) {
       ->check(at_least(0))
       ->capture_default_str();
   add_threads_option(cmd, o->threads, "threads");
+  add_precision_option(cmd, o->precision);
   cmd->add_flag("--json", o->json, "one JSON object on stdout");
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_eval(*o); });

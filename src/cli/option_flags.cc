@@ -62,4 +62,13 @@ CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::stri
       ->capture_default_str();
 }
 
+CLI::Option* add_precision_option(CLI::App* command, std::string& precision) {
+  return command
+      ->add_option("--precision", precision,
+                   "The model's products: fp32, or bf16 (bf16 inputs, fp32 accumulation; needs "
+                   "a CPU with AVX512-BF16 or AMX-BF16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->capture_default_str();
+}
+
 }  // namespace graphcost::cli

@@ -136,5 +136,8 @@ std::map<std::string, CLI::Option*> add_data_options(
 
 // --threads, the same on every command: `what` says what the threads do; <= 0 means all cores.
 CLI::Option* add_threads_option(CLI::App* command, int& threads, const std::string& what);
+// --precision for a command that scores: the model's products in fp32 or bf16
+// (model/kernels/precision.h), checked against the two names.
+CLI::Option* add_precision_option(CLI::App* command, std::string& precision);
 
 }  // namespace graphcost::cli

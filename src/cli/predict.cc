@@ -27,12 +27,14 @@ struct PredictOptions : infer::ScoringOptions {
   std::string out;
   std::string scores_out;  // optional JSON of every graph's scores (what `serve` answers)
   int threads = 0;
+  std::string precision = "fp32";
   dist::LaunchOptions launch;
 };
 
 void run_predict(const PredictOptions& o) {
   const std::unique_ptr<dist::Group> group = dist::join(o.launch);
   infer::set_threads(o.threads);
+  infer::set_precision(o.precision);
   std::string trained_on;
   std::vector<infer::TrainedModel> runs = infer::load_runs(o.run_dirs, trained_on);
   std::string collection = o.source.collection.empty() ? trained_on : o.source.collection;
@@ -80,6 +82,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--scores", o->scores_out,
                   "also write every graph's scores (lower = faster) as JSON {graph: [score, ...]}");
   add_threads_option(cmd, o->threads, "threads");
+  add_precision_option(cmd, o->precision);
   add_distributed_options(cmd, o->launch);
   cmd->callback([o] { run_predict(*o); });
 }

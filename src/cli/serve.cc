@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "core/error.h"
 #include "core/progress.h"
+#include "cli/option_flags.h"
 #include "infer/threads.h"
 #include "serve/http_server.h"
 
@@ -20,6 +21,7 @@ namespace {
 struct ServeCliOptions {
   std::vector<std::string> models;  // NAME=RUN_DIR
   std::string token_file;
+  std::string precision = "fp32";
   serve::ServerOptions server;
 };
 
@@ -47,6 +49,7 @@ void run_serve(const ServeCliOptions& o) {
   // As predict does: among others OpenBLAS to one thread, whose own pool would otherwise change
   // how matrix products are split, and so the last bits of the scores.
   infer::set_threads(0);
+  infer::set_precision(o.precision);
   serve::RankService service(parse_models(o.models));
   const serve::BearerAuth auth =
       o.token_file.empty() ? serve::BearerAuth() : serve::BearerAuth::from_token_file(o.token_file);
@@ -94,6 +97,7 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--port", s.transport.port, "port (0: any free port, printed at start)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
+  add_precision_option(cmd, o->precision);
   cmd->add_option("--threads", s.threads, "scoring workers, one intra-op thread each (as predict scores a collection's graphs)")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();

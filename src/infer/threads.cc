@@ -5,11 +5,16 @@
 
 #include <algorithm>
 
+#include "model/kernels/precision.h"
 #include "model/kernels/threads.h"
 
 namespace graphcost::infer {
 
 int set_threads(int threads) { return model::set_threads(threads); }
+
+void set_precision(const std::string& precision) {
+  model::set_precision(model::parse_precision(precision));
+}
 
 void configure_scoring_thread(int intra_op_threads) {
   // LibTorch sets a new thread's OpenMP count to its global one on the thread's first parallel

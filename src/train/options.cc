@@ -88,6 +88,10 @@ const OptionField<O> kFields[] = {
     {"seed", "--seed", &O::seed, "Random seed (model init, batches, validation sample)"},
     {"threads", "--threads", &O::threads, "Threads for LibTorch and our kernels (<= 0: all cores)",
      nullptr, true},
+    {"precision", "--precision", &O::precision,
+     "The model's products: fp32, or bf16 (bf16 inputs, fp32 accumulation, weights and "
+     "optimiser state; needs a CPU with AVX512-BF16 or AMX-BF16)",
+     nullptr, true, "fp32,bf16"},
     {"share_rows", "--share-rows", &O::share_rows,
      "Layout: compute one row per class of configurations that agree on a node's "
      "neighbourhood (exact; false: every configuration's row)",

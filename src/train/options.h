@@ -44,6 +44,9 @@ struct TrainOptions : data::DataOptions {
   double checkpoint_seconds = 300;
   uint64_t seed = 0;
   int threads = 0;  // <= 0: all cores
+  // The model's products (model/kernels/precision.h): "fp32", or "bf16" (bf16 inputs, fp32
+  // accumulation, weights and optimiser state).
+  std::string precision = "fp32";
   // Layout: one row per class of configurations that agree on a node's neighbourhood in the
   // per-configuration matmuls (model/forward/config_classes.h). Exact; false computes every row, for
   // measuring what it saves.

@@ -12,6 +12,7 @@
 #include "dist/collectives.h"
 #include "io/collection_readers.h"
 #include "model/io/model_file.h"
+#include "model/kernels/precision.h"
 #include "model/kernels/threads.h"
 #include "model/scoring/predict.h"
 #include "train/batch_gradient.h"
@@ -168,6 +169,7 @@ void Session::State::build_model() {
   options.model = resolve_model_options(options.model, *train_set);
   apply_gst_options(options);
   threads = model::set_threads(options.threads);
+  model::set_precision(model::parse_precision(options.precision));
   torch::manual_seed(options.seed);
   model = model::Ranker(options.model);
   model->set_share_rows(options.share_rows);

@@ -111,3 +111,35 @@ TEST_F(ModelOptionsCli, UnknownArchitectureIsOneClearError) {
 }
 
 }  // namespace
+
+namespace {
+
+// --precision bf16 (model/kernels/precision.h) trains, is recorded in config.json and scores; a
+// precision outside fp32/bf16 is CLI11's validation error, for train as for eval.
+TEST_F(ModelOptionsCli, Bf16PrecisionTrainsAndScores) {
+  auto [status, output] = run_graphcost(common() + " --precision bf16");
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::stringstream text;
+  text << cpuinfo.rdbuf();
+  const bool has_bf16 = text.str().find(" avx512_bf16") != std::string::npos ||
+                        text.str().find(" amx_bf16") != std::string::npos;
+  if (!has_bf16) {  // the one error line that says so
+    EXPECT_EQ(status, 1) << output;
+    EXPECT_NE(output.find("--precision bf16: this CPU has neither AVX512-BF16 nor AMX-BF16"),
+              std::string::npos)
+        << output;
+    return;
+  }
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_EQ(read_json(out + "/config.json")["precision"], "bf16");
+  for (const char* precision : {"fp32", "bf16"}) {
+    auto [eval_status, eval_output] = run_graphcost("eval --model " + out + " --data " + data +
+                                                    " --split train --precision " + precision);
+    EXPECT_EQ(eval_status, 0) << eval_output;
+  }
+  EXPECT_EQ(run_graphcost(common() + "_fp16 --precision fp16").status, 105);
+  EXPECT_EQ(run_graphcost("eval --model " + out + " --data " + data + " --precision fp16").status,
+            105);
+}
+
+}  // namespace

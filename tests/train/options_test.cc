@@ -46,6 +46,7 @@ TrainOptions changed_options() {
   o.checkpoint_seconds = 2.5;
   o.seed = 18446744073709551615ULL;
   o.threads = 3;
+  o.precision = "bf16";
   o.share_rows = false;
   o.gst_segment_nodes = 64;
   o.gst_segments_per_step = 2;
@@ -95,7 +96,7 @@ TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
                 "optimizer", "lr", "weight_decay", "decay_at", "grad_clip", "log_every",
                 "validate_every", "valid_configs_per_graph", "valid_batch",
                 "valid_predictions_graphs", "checkpoint_every", "checkpoint_seconds", "seed",
-                "threads", "share_rows",
+                "threads", "precision", "share_rows",
                 "prune_hops", "prune_seeds", "devices", "device_name", "swa_start", "swa_every", "gst_segment_nodes",
                 "gst_segments_per_step", "gst_stale_dropout", "gst_partition", "model"}));
   EXPECT_EQ(keys_of(j["model"]),
@@ -225,7 +226,7 @@ TEST(TrainOptionsTable, ChecksEveryGroup) {
 TEST(TrainOptionsTable, ResumeRuleComesFromTheTables) {
   EXPECT_EQ(resume_free_flags(),
             (std::vector<std::string>{"--data", "--valid-data", "--iterations",
-                                      "--checkpoint-seconds", "--threads", "--share-rows"}));
+                                      "--checkpoint-seconds", "--threads", "--precision", "--share-rows"}));
   const TrainOptions stored = changed_options();
   TrainOptions given = stored;
   given.data = "/moved";

@@ -122,7 +122,7 @@ TEST(Session, RefusesAnEarlierRunAndChangedOptionsOnResume) {
   resume.names = OptionNames::Keywords;
   EXPECT_EQ(message(resume),
             dir + ": resume: the run keeps its stored options, but these were given otherwise: "
-                  "lr (only data, valid_data, iterations, checkpoint_seconds, threads, "
+                  "lr (only data, valid_data, iterations, checkpoint_seconds, threads, precision, "
                   "share_rows may change)");
   resume.names = OptionNames::Flags;
   resume.overwrite = true;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "model/kernels/precision.h"
 
 namespace graphcost::model {
 
@@ -20,32 +21,49 @@ int64_t row_blocks(int64_t m, int64_t k, int64_t n) {
   return std::min(threads, m);
 }
 
-// out[m, n] = a[m, k] @ b, b being [k, n] (any strides). Row block t of `out` is computed by
-// thread t. a, b and out must not require gradients: worker threads run in grad mode.
-void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) {
-  const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
-  if (blocks == 1) {
-    at::mm_out(out, a, b);
-    return;
-  }
-  at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t r0 = m * t / blocks, r1 = m * (t + 1) / blocks;
-      torch::Tensor part = out.narrow(0, r0, r1 - r0);
-      at::mm_out(part, a.narrow(0, r0, r1 - r0), b);
-    }
-  });
+// Whether the products of float operands run in bf16 (model/kernels/precision.h).
+bool in_bf16(const torch::Tensor& a) {
+  return a.scalar_type() == torch::kFloat && precision() == Precision::kBf16;
 }
 
-// a[m, n]^T @ b[m, k] = [n, k], the sum over row blocks of the blocks' products.
+// out[m, n] = a[m, k] @ b, b being [k, n] (any strides). Row block t of `out` is computed by
+// thread t. a, b and out must not require gradients: worker threads run in grad mode. In bf16 the
+// operands are rounded to bf16 once, each block's product is oneDNN's (fp32 accumulation, bf16
+// result) and the result is widened into out.
+void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) {
+  const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
+  const bool bf16 = in_bf16(a);
+  const torch::Tensor a_in = bf16 ? to_bf16(a) : a;
+  const torch::Tensor b_in = bf16 ? b.to(torch::kBFloat16) : b;  // the weight: small
+  torch::Tensor out_in = bf16 ? torch::empty(out.sizes(), a_in.options()) : out;
+  if (blocks == 1) {
+    at::mm_out(out_in, a_in, b_in);
+  } else {
+    at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t r0 = m * t / blocks, r1 = m * (t + 1) / blocks;
+        torch::Tensor part = out_in.narrow(0, r0, r1 - r0);
+        at::mm_out(part, a_in.narrow(0, r0, r1 - r0), b_in);
+      }
+    });
+  }
+  if (bf16) to_float_out(out_in, out);
+}
+
+// a[m, n]^T @ b[m, k] = [n, k], the sum over row blocks of the blocks' products (in fp32; in bf16
+// each block's product is rounded to bf16 before the fp32 sum).
 torch::Tensor transposed_mm(const torch::Tensor& a, const torch::Tensor& b) {
   const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
-  if (blocks == 1) return at::mm(a.t(), b);
+  const bool bf16 = in_bf16(a);
+  const torch::Tensor a_in = bf16 ? to_bf16(a) : a;
+  const torch::Tensor b_in = bf16 ? to_bf16(b) : b;
+  if (blocks == 1) return at::mm(a_in.t(), b_in).to(a.scalar_type());
   std::vector<torch::Tensor> partial(static_cast<size_t>(blocks));
   at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t r0 = m * t / blocks, r1 = m * (t + 1) / blocks;
-      partial[t] = at::mm(a.narrow(0, r0, r1 - r0).t(), b.narrow(0, r0, r1 - r0));
+      partial[t] = at::mm(a_in.narrow(0, r0, r1 - r0).t(), b_in.narrow(0, r0, r1 - r0))
+                       .to(a.scalar_type());
     }
   });
   torch::Tensor sum = partial[0];
@@ -91,7 +109,9 @@ torch::Tensor parallel_matmul(const torch::Tensor& x, const torch::Tensor& w) {
              "expected x [..., K] and w [N, K]");
   check_data(x.scalar_type() == w.scalar_type(), "parallel_matmul", "dtype",
              "x and w must have the same dtype");
-  if (x.numel() == 0 || row_blocks(x.numel() / x.size(-1), w.size(1), w.size(0)) == 1)
+  // Small products run as one LibTorch matmul, except in bf16, which only the function below does.
+  if (x.numel() == 0 || (!in_bf16(x) && row_blocks(x.numel() / x.size(-1), w.size(1),
+                                                   w.size(0)) == 1))
     return torch::matmul(x, w.t());
   return ParallelMatmulFunction::apply(x, w);
 }

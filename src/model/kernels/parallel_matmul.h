@@ -12,6 +12,8 @@ namespace graphcost::model {
 
 // x [..., K] (float or double) times w [N, K] transposed: [..., N], differentiable in both.
 // Small products (under about a million multiply-adds) or a single thread run as one at::matmul.
+// With model::set_precision(kBf16) float products, forward and backward, take bf16 inputs
+// (model/kernels/precision.h); the result and the gradients stay float.
 torch::Tensor parallel_matmul(const torch::Tensor& x, const torch::Tensor& w);
 
 // A linear layer's forward (x @ weight^T + bias) through parallel_matmul.
