@@ -325,6 +325,12 @@ std::unique_ptr<data::Collection> open_kernel_tuner(const std::string& path,
                                                     const CollectionId& id,
                                                     const std::string& split,
                                                     const LoadOptions& options) {
+  // Every Kernel Tuner cache holds tile configurations: another kind is refused before the
+  // caches are read (a folder of them takes seconds), with the message the first one would give.
+  if (!options.kind_from_data && id.kind != ConfigKind::Tile) {
+    throw Error(path, "", "holds " + data::config_kind_name(ConfigKind::Tile) +
+                              " configurations, but collection " + id.str() + " was asked");
+  }
   Loaded loaded = load_kernel_tuner(path, options);
   return memory_collection(loaded, path, id, split, options);
 }
