@@ -23,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 // The plain json type (a sorted map per object): ordered_json finds and inserts keys by linear
 // search, so parsing an entry of n parameters cost n^2 (64k parameters: 6 s). The one order that
-// matters, that of the configurations under "cache", is recorded while parsing (parse_json).
+// matters, that of the configurations under "cache", is read by a second pass (parse_json).
 using Json = nlohmann::json;
 
 // Failed configurations get this multiple of the slowest successful runtime: finite, so records
@@ -57,28 +57,70 @@ std::string read_maybe_gzipped(const std::string& path) {
   return text;
 }
 
+// The keys of the top-level "cache" object in file order (each once), read by a SAX pass that
+// builds nothing: a parse callback would do, but nlohmann's callback parser looks through the
+// whole parent object for discarded values after every child object ends, which is quadratic in
+// the cache's configurations (a dedispersion cache, 11,130 of them: 75% of its read).
+class CacheOrder : public nlohmann::json_sax<Json> {
+ public:
+  explicit CacheOrder(std::vector<std::string>* order) : order_(order) {}
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    ++depth_;
+    return true;
+  }
+  bool end_object() override {
+    --depth_;
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    ++depth_;
+    return true;
+  }
+  bool end_array() override {
+    --depth_;
+    return true;
+  }
+  bool key(string_t& key) override {
+    if (depth_ == 1) in_cache_ = key == "cache";
+    if (depth_ == 2 && in_cache_ && seen_.insert(key).second) order_->push_back(key);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;  // the DOM parse has reported it already
+  }
+
+ private:
+  std::vector<std::string>* order_;
+  std::unordered_set<std::string> seen_;
+  int depth_ = 0;
+  bool in_cache_ = false;
+};
+
 // Parses text; with cache_order, also records the keys of the top-level "cache" object in file
 // order (each once).
 Json parse_json(const std::string& text, const std::string& where, const std::string& key,
                 std::vector<std::string>* cache_order = nullptr) {
-  std::string top_key;
-  std::unordered_set<std::string> seen;
-  const Json::parser_callback_t record = [&](int depth, Json::parse_event_t event, Json& parsed) {
-    if (event == Json::parse_event_t::key) {
-      if (depth == 1) top_key = parsed.get<std::string>();
-      if (depth == 2 && top_key == "cache" && seen.insert(parsed.get<std::string>()).second)
-        cache_order->push_back(parsed.get<std::string>());
-    }
-    return true;
-  };
+  Json parsed;
   try {
-    return cache_order ? Json::parse(text, record) : Json::parse(text);
+    parsed = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw Error(where, key, "invalid JSON: " + one_line(e.what()));
   } catch (const Json::exception& e) {
     // Not a syntax error, yet not readable: a number out of double's range (1e309) and the like.
     throw Error(where, key, "unreadable JSON: " + one_line(e.what()));
   }
+  if (cache_order != nullptr) {
+    CacheOrder order(cache_order);
+    Json::sax_parse(text, &order);
+  }
+  return parsed;
 }
 
 // space.json keeps value lists as Python literals ("[16, 32]", "['a', 'b']", "[True, None]").
