@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Where a training step's CPU time goes (docs/scale.md, "Where a step's time goes"): `perf record`
+# samples a `graphcost train` run on one of the speed table's synthetic regimes, and every sample is
+# put in one category by the function and library it fell in: GEMM (OpenBLAS's and oneDNN's
+# kernels), graphcost's own kernels (aggregation, change aggregation, scaled adds), LibTorch's
+# named element-wise, indexing and copy kernels, LibTorch's functions without a symbol (Debian's
+# build keeps none for its internal ones, which include its vectorised loops), LibTorch's named
+# rest (dispatch, autograd), memory (malloc/free, memcpy/memset, page faults), OpenMP's waiting,
+# the kernel otherwise, and the rest.
+# usage: bench/step_profile.sh GRAPHCOST_BINARY [WORK_DIR]
+# Environment: REGIMES (default "tied_s10 default_s40"), THREADS (2), PRECISION (fp32), STEPS
+# (default: the regime's), PERF (perf). Prints `figure: <regime> <category>: <share> % of samples`
+# lines, the run's configs/s, and the top functions of each category to WORK_DIR/<regime>.report.
+set -euo pipefail
+. "$(dirname "$0")/skip.sh"
+bin=${1:?usage: bench/step_profile.sh GRAPHCOST_BINARY [WORK_DIR]}
+work=${2:-$(mktemp -d)}
+threads=${THREADS:-2} precision=${PRECISION:-fp32} perf=${PERF:-perf}
+here=$(cd "$(dirname "$0")" && pwd)
+if ! "$perf" --version > /dev/null 2>&1; then
+  bench_skip step_profile "no perf (Debian: linux-perf)"
+  exit 0
+fi
+declare -A regimes=(
+  [default_s10]="layout:xla:default - 4 10 40"
+  [default_s40]="layout:xla:default - 4 40 20"
+  [tied_s10]="layout:xla:random tied 4 10 40"
+  [tied_s40]="layout:xla:random tied 4 40 20"
+)
+mkdir -p "$work"
+for regime in ${REGIMES:-tied_s10 default_s40}; do
+  [ -n "${regimes[$regime]:-}" ] || { echo "step_profile: unknown regime $regime" >&2; exit 1; }
+  read -r collection search g s steps <<< "${regimes[$regime]}"
+  steps=${STEPS:-$steps}
+  random_search=""
+  [ "$search" = - ] || random_search=", \"random_search\": \"$search\""
+  data="$work/$regime/data"
+  if [ ! -f "$data/synth_report.json" ]; then
+    mkdir -p "$work/$regime"
+    printf '[{"collection": "%s", "files": [4, 0, 0], "nodes": [6000, 6000], "configs": [200, 200], "configurable_fraction": [0.1, 0.1]%s}]\n' \
+      "$collection" "$random_search" > "$work/$regime/plan.json"
+    "$bin" synth --out "$data" --plan "$work/$regime/plan.json" --seed 11 > /dev/null
+  fi
+  run="$work/$regime/run"
+  rm -rf "$run"
+  "$perf" record -F 499 -o "$work/$regime/perf.data" -- "$bin" train --data "$data" \
+    --collection "$collection" --valid-split "" --out "$run" --iterations "$steps" --log-every 1 \
+    --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" \
+    --precision "$precision" > /dev/null 2> "$run.log" || { cat "$run.log" >&2; exit 1; }
+  rate=$(grep -o '"configs_per_s":[0-9.e+-]*' "$run/metrics.jsonl" | cut -d: -f2 |
+         awk '{ if (NR > 1) { n++; t += 1 / $1 } } END {printf "%.2f", n / t}')
+  echo "figure: $regime $precision train_configs_per_s: $rate configs/s (under perf)"
+  jit=$("$perf" report -i "$work/$regime/perf.data" --no-children --sort dso --stdio 2> /dev/null |
+        awk '/\[JIT\]/ {s += $1} END {printf "%.2f", s}')
+  "$perf" report -i "$work/$regime/perf.data" --no-children --sort dso,sym --stdio 2> /dev/null |
+    /usr/bin/python3 "$here/step_profile_categories.py" "$regime $precision" "$work/$regime.$precision.report" "$jit"
+done
