@@ -9,6 +9,7 @@
 # Prints `figure:` lines. Needs a CPU with AVX512-BF16 or AMX-BF16 (else a skip: bench/skip.sh).
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"
+. "$(dirname "$0")/synth_regimes.sh"
 bin=${1:?usage: bench/precision_compare.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
 runs=${RUNS:-3} threads=${THREADS:-2}
@@ -16,27 +17,10 @@ if ! grep -qw -e avx512_bf16 -e amx_bf16 /proc/cpuinfo; then
   bench_skip precision_compare "this CPU has neither AVX512-BF16 nor AMX-BF16"
   exit 0  # skips allowed (bench_skip exits 3 otherwise)
 fi
-# name: collection, random search, G, S, steps (the speed table's regimes, bench/speed_table.sh)
-declare -A regimes=(
-  [default_s10]="layout:xla:default - 4 10 40"
-  [default_s40]="layout:xla:default - 4 40 20"
-  [tied_s10]="layout:xla:random tied 4 10 40"
-  [tied_s40]="layout:xla:random tied 4 40 20"
-)
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 mkdir -p "$work"
 for regime in ${REGIMES:-tied_s10 default_s40}; do
-  [ -n "${regimes[$regime]:-}" ] || { echo "precision_compare: unknown regime $regime" >&2; exit 1; }
-  read -r collection search g s steps <<< "${regimes[$regime]}"
-  random_search=""
-  [ "$search" = - ] || random_search=", \"random_search\": \"$search\""
-  data="$work/$regime/data"
-  if [ ! -f "$data/synth_report.json" ]; then
-    mkdir -p "$work/$regime"
-    printf '[{"collection": "%s", "files": [4, 0, 0], "nodes": [6000, 6000], "configs": [200, 200], "configurable_fraction": [0.1, 0.1]%s}]\n' \
-      "$collection" "$random_search" > "$work/$regime/plan.json"
-    "$bin" synth --out "$data" --plan "$work/$regime/plan.json" --seed 11 > /dev/null
-  fi
+  synth_regime "$regime" "$work" "$bin"
   declare -A rates=()
   ratios=()
   for ((r = 1; r <= runs; r++)); do
@@ -49,8 +33,7 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
         --iterations "$steps" --log-every 1 --checkpoint-every 0 --graphs-per-batch "$g" \
         --slate-size "$s" --threads "$threads" --precision "$precision" 2> "$run.log" > /dev/null \
         || { cat "$run.log" >&2; exit 1; }
-      rate=$(grep -o '"configs_per_s":[0-9.e+-]*' "$run/metrics.jsonl" | cut -d: -f2 |
-             awk '{ if (NR > 1) { n++; t += 1 / $1 } } END {printf "%.2f", n / t}')
+      rate=$(steady_rate "$run")
       rates[$precision]+="$rate "
       echo "== $regime run $r $precision: $rate configs/s" >&2
     done

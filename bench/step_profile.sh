@@ -13,6 +13,7 @@
 # lines, the run's configs/s, and the top functions of each category to WORK_DIR/<regime>.report.
 set -euo pipefail
 . "$(dirname "$0")/skip.sh"
+. "$(dirname "$0")/synth_regimes.sh"
 bin=${1:?usage: bench/step_profile.sh GRAPHCOST_BINARY [WORK_DIR]}
 work=${2:-$(mktemp -d)}
 threads=${THREADS:-2} precision=${PRECISION:-fp32} perf=${PERF:-perf}
@@ -21,34 +22,17 @@ if ! "$perf" --version > /dev/null 2>&1; then
   bench_skip step_profile "no perf (Debian: linux-perf)"
   exit 0
 fi
-declare -A regimes=(
-  [default_s10]="layout:xla:default - 4 10 40"
-  [default_s40]="layout:xla:default - 4 40 20"
-  [tied_s10]="layout:xla:random tied 4 10 40"
-  [tied_s40]="layout:xla:random tied 4 40 20"
-)
 mkdir -p "$work"
 for regime in ${REGIMES:-tied_s10 default_s40}; do
-  [ -n "${regimes[$regime]:-}" ] || { echo "step_profile: unknown regime $regime" >&2; exit 1; }
-  read -r collection search g s steps <<< "${regimes[$regime]}"
+  synth_regime "$regime" "$work" "$bin"
   steps=${STEPS:-$steps}
-  random_search=""
-  [ "$search" = - ] || random_search=", \"random_search\": \"$search\""
-  data="$work/$regime/data"
-  if [ ! -f "$data/synth_report.json" ]; then
-    mkdir -p "$work/$regime"
-    printf '[{"collection": "%s", "files": [4, 0, 0], "nodes": [6000, 6000], "configs": [200, 200], "configurable_fraction": [0.1, 0.1]%s}]\n' \
-      "$collection" "$random_search" > "$work/$regime/plan.json"
-    "$bin" synth --out "$data" --plan "$work/$regime/plan.json" --seed 11 > /dev/null
-  fi
   run="$work/$regime/run"
   rm -rf "$run"
   "$perf" record -F 499 -o "$work/$regime/perf.data" -- "$bin" train --data "$data" \
     --collection "$collection" --valid-split "" --out "$run" --iterations "$steps" --log-every 1 \
     --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" \
     --precision "$precision" > /dev/null 2> "$run.log" || { cat "$run.log" >&2; exit 1; }
-  rate=$(grep -o '"configs_per_s":[0-9.e+-]*' "$run/metrics.jsonl" | cut -d: -f2 |
-         awk '{ if (NR > 1) { n++; t += 1 / $1 } } END {printf "%.2f", n / t}')
+  rate=$(steady_rate "$run")
   echo "figure: $regime $precision train_configs_per_s: $rate configs/s (under perf)"
   jit=$("$perf" report -i "$work/$regime/perf.data" --no-children --sort dso --stdio 2> /dev/null |
         awk '/\[JIT\]/ {s += $1} END {printf "%.2f", s}')

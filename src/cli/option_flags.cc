@@ -1,5 +1,7 @@
 #include "cli/option_flags.h"
 
+#include "model/options/model_options.h"
+
 namespace graphcost::cli {
 
 std::map<std::string, CLI::Option*> add_data_options(
@@ -67,7 +69,7 @@ CLI::Option* add_precision_option(CLI::App* command, std::string& precision) {
       ->add_option("--precision", precision,
                    "The model's products: fp32, or bf16 (bf16 inputs, fp32 accumulation; needs "
                    "a CPU with AVX512-BF16 or AMX-BF16)")
-      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->check(CLI::IsMember(option_choices(model::kPrecisionChoices)))
       ->capture_default_str();
 }
 

@@ -91,7 +91,7 @@ const OptionField<O> kFields[] = {
     {"precision", "--precision", &O::precision,
      "The model's products: fp32, or bf16 (bf16 inputs, fp32 accumulation, weights and "
      "optimiser state; needs a CPU with AVX512-BF16 or AMX-BF16)",
-     nullptr, true, "fp32,bf16"},
+     nullptr, true, model::kPrecisionChoices},
     {"share_rows", "--share-rows", &O::share_rows,
      "Layout: compute one row per class of configurations that agree on a node's "
      "neighbourhood (exact; false: every configuration's row)",

@@ -34,7 +34,7 @@ void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out)
   const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
   const bool bf16 = in_bf16(a);
   const torch::Tensor a_in = bf16 ? to_bf16(a) : a;
-  const torch::Tensor b_in = bf16 ? b.to(torch::kBFloat16) : b;  // the weight: small
+  const torch::Tensor b_in = bf16 ? to_bf16(b) : b;
   torch::Tensor out_in = bf16 ? torch::empty(out.sizes(), a_in.options()) : out;
   if (blocks == 1) {
     at::mm_out(out_in, a_in, b_in);

@@ -3,11 +3,14 @@
 #include <ATen/Parallel.h>
 #include <immintrin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <vector>
 
 #include "core/error.h"
 
@@ -52,6 +55,25 @@ __attribute__((target("avx512f"))) void widen_block(const uint16_t* in, float* o
   }
 }
 
+// Whether /proc/cpuinfo's first flags line lists flag (read once).
+bool cpu_flag(const std::string& wanted) {
+  static const std::vector<std::string> flags = [] {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+      if (line.rfind("flags", 0) != 0) continue;
+      std::istringstream words(line.substr(line.find(':') + 1));
+      return std::vector<std::string>(std::istream_iterator<std::string>(words),
+                                      std::istream_iterator<std::string>());
+    }
+    return std::vector<std::string>();
+  }();
+  return std::find(flags.begin(), flags.end(), wanted) != flags.end();
+}
+
+// The vectorised conversions use AVX512-BF16's instruction (AMX-BF16 alone is not enough).
+bool vector_conversions() { return cpu_flag("avx512_bf16"); }
+
 }  // namespace
 
 Precision parse_precision(const std::string& name) {
@@ -64,26 +86,11 @@ std::string precision_name(Precision precision) {
   return precision == Precision::kBf16 ? "bf16" : "fp32";
 }
 
-bool cpu_has_bf16() {
-  static const bool has = [] {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(cpuinfo, line)) {
-      if (line.rfind("flags", 0) != 0) continue;
-      std::istringstream flags(line.substr(line.find(':') + 1));
-      std::string flag;
-      while (flags >> flag) {
-        if (flag == "avx512_bf16" || flag == "amx_bf16") return true;
-      }
-      return false;
-    }
-    return false;
-  }();
-  return has;
-}
+
+bool cpu_has_bf16() { return cpu_flag("avx512_bf16") || cpu_flag("amx_bf16"); }
 
 torch::Tensor to_bf16(const torch::Tensor& x) {
-  if (!cpu_has_bf16() || x.scalar_type() != torch::kFloat) return x.to(torch::kBFloat16);
+  if (!vector_conversions() || x.scalar_type() != torch::kFloat) return x.to(torch::kBFloat16);
   const torch::Tensor in = x.contiguous();
   torch::Tensor out = torch::empty(in.sizes(), in.options().dtype(torch::kBFloat16));
   const float* from = in.data_ptr<float>();
@@ -95,7 +102,7 @@ torch::Tensor to_bf16(const torch::Tensor& x) {
 }
 
 void to_float_out(const torch::Tensor& x, torch::Tensor& out) {
-  if (!cpu_has_bf16() || x.scalar_type() != torch::kBFloat16 || !out.is_contiguous() ||
+  if (!vector_conversions() || x.scalar_type() != torch::kBFloat16 || !out.is_contiguous() ||
       out.scalar_type() != torch::kFloat) {
     out.copy_(x);
     return;

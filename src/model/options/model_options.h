@@ -13,6 +13,10 @@
 
 namespace graphcost::model {
 
+// The precisions of the model's products (model/kernels/precision.h), as the flags that set them
+// (train's option table, eval's, predict's and serve's --precision) list them.
+constexpr const char* kPrecisionChoices = "fp32,bf16";
+
 struct ModelOptions {
   data::ConfigKind kind = data::ConfigKind::Layout;  // from the data
   int64_t node_feature_width = 140;  // from the data
