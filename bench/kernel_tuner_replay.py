@@ -85,9 +85,11 @@ def main():
             for seed in range(args.seeds):
                 np.random.seed(seed)  # Kernel Tuner's strategies draw from numpy's generator
                 # The prior reads graphcost's own readers: the source folder, .json.gz as it is.
+                # Without one, "none": the plain caches written beside this one would be the
+                # default prior (caches_at_hand).
                 prior = ({"pretrained": os.path.dirname(os.path.abspath(source)),
                           "device": cache["device_name"]}
-                         if label.endswith("_prior") else {})
+                         if label.endswith("_prior") else {"pretrained": "none"})
                 strategy = ("random_sample" if label == "random_sample"
                             else gkt.Strategy(args.strategy, batch=args.batch, seed=seed, **prior))
                 results, _ = kernel_tuner.tune_cache(path, strategy=strategy, quiet=True,

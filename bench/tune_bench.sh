@@ -48,7 +48,9 @@ for kernel in $kernels; do
       out="$work/$tag-$strategy.json"
       start=$(date +%s)
       case $strategy in
-        random|genetic|bo) tune "$out" "${space[@]}" --strategy "$strategy" --seeds "$seeds" ;;
+        random|genetic) tune "$out" "${space[@]}" --strategy "$strategy" --seeds "$seeds" ;;
+        # bo takes the folder's other devices as its prior by default: "bo" is the search alone.
+        bo) tune "$out" "${space[@]}" --strategy bo --pretrained none --seeds "$seeds" ;;
         bo-pretrained) tune "$out" "${space[@]}" --strategy bo --pretrained "$data/$kernel" --seeds "$seeds" ;;
         neural) tune "$out" "${space[@]}" --strategy neural --seeds "$neural_seeds" ;;
         neural-pretrained)

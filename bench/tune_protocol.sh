@@ -76,7 +76,10 @@ choose() {
       [ "$d" = "$target" ] && continue
       local out="$work/select-$kernel-$d-$strategy-$name.json"
       mapfile -t flags < <(flags_of "$setting")
-      tune "$out" --space "$data/$kernel" --device "$d" --strategy "$strategy" "${flags[@]}" --seed 0
+      # --pretrained none: bo's default prior would be the folder's other devices, the held-out
+      # target among them (the genetic search ignores it).
+      tune "$out" --space "$data/$kernel" --device "$d" --strategy "$strategy" "${flags[@]}" --seed 0 \
+        --pretrained none
       values+=("$(reach5 "$out")")
     done
     mean=$("$py" -c 'import sys; v = [float(x) for x in sys.argv[1:]]; print("%.2f" % (sum(v) / len(v)))' "${values[@]}")
@@ -103,7 +106,7 @@ for kernel in $kernels; do
     test="$work/test-$kernel-$target"
     tune "$test-random.json" "${space[@]}" --strategy random
     tune "$test-genetic-${genetic%%:*}.json" "${space[@]}" --strategy genetic "${genetic_flags[@]}"
-    tune "$test-bo-${bo%%:*}.json" "${space[@]}" --strategy bo "${bo_flags[@]}"
+    tune "$test-bo-${bo%%:*}.json" "${space[@]}" --strategy bo "${bo_flags[@]}" --pretrained none
     # The prior: the kernel's folder, whose target graph the search leaves out itself.
     tune "$test-bo-pretrained-${bo%%:*}.json" "${space[@]}" --strategy bo "${bo_flags[@]}" \
       --pretrained "$data/$kernel"

@@ -12,8 +12,9 @@ a Strategy instance:
 
 The search is graphcost's (src/tune, the campaign loop of `graphcost tune`): by default "model",
 graphcost's model-guided search (bagged gradient-boosted trees fitted to what has been measured,
-proposing by expected improvement; optionally with a prior trained on other devices' caches of
-the same kernel, strategy option pretrained=PATH); "neural" is a small ranker with MC dropout. Every measurement goes through Kernel
+proposing by expected improvement, with a prior trained on other devices' caches of the same
+kernel: by default those beside the cache Kernel Tuner uses, see caches_at_hand; strategy option
+pretrained=PATH names others, pretrained="none" turns it off); "neural" is a small ranker with MC dropout. Every measurement goes through Kernel
 Tuner's CostFunc and runner, so its cache, budget (max_fevals) and time limit apply; when either
 is spent Kernel Tuner raises StopCriterionReached, which ends the search, and tune returns the
 CostFunc's results as Kernel Tuner's strategies do.
@@ -101,7 +102,8 @@ class Strategy:
     generator, which Kernel Tuner's own strategies use). options: the strategy's options, as
     `graphcost tune`'s flags without dashes (model/bo: initial, members, rounds, max_depth,
     calibrate, parents, crossovers, random_candidates, explore, threads, pretrained (a Kernel
-    Tuner cache or folder of the kernel on other devices), devices, device (the target device's
+    Tuner cache or folder of the kernel on other devices; default "auto": the caches beside
+    Kernel Tuner's cache file, caches_at_hand; "none": no prior), devices, device (the target device's
     name; default: Kernel Tuner's), split; neural: initial, hidden, dropout, train_steps, lr,
     slate_size, mc_samples, kappa, pretrained (a run folder); genetic: population, tournament,
     mutation). strategy_options given to Kernel Tuner override these, keyed the same."""
@@ -131,14 +133,23 @@ class Strategy:
         seed = settings["seed"]
         if seed is None:
             seed = int(np.random.randint(0, 2**31 - 1))
-        if options.get("pretrained") and settings["strategy"] in ("model", "bo") \
-                and "device" not in options:
+        bo = settings["strategy"] in ("model", "bo")
+        if bo and "device" not in options:
             # The prior leaves the target's own device out of the sources and looks up its
             # properties by this name.
             device = getattr(getattr(runner, "dev", None), "name", None) \
                 or tuning_options.get("device_name")
             if device:
                 options["device"] = str(device)
+        prior_files = []
+        if bo and options.get("pretrained", "auto") == "auto":
+            # Kernel Tuner sets cachefile as an attribute of its options dict, not a key.
+            cachefile = getattr(tuning_options, "cachefile", None) \
+                or tuning_options.get("cachefile")
+            prior_files = caches_at_hand(cachefile,
+                                         list(searchspace.tune_params), options.get("device"))
+        if options.get("pretrained") in ("auto", "none", None, False, ""):
+            options.pop("pretrained", None)
         configs = list(searchspace.list)
         features, levels, names, labels, ordered = encode_space(searchspace.tune_params, configs)
         budget = len(configs)
@@ -169,18 +180,28 @@ class Strategy:
             return time
 
         self.last_search = None
-        try:
-            self.last_search = _core._run_search(
-                features, levels, names, labels, ordered, measure, budget, int(settings["batch"]),
-                seed, settings["strategy"], json.dumps(options), settings["node_feat"])
-            self.last_search["stopped"] = None
-        except Exception as e:  # Kernel Tuner's StopCriterionReached: budget or time spent
-            if type(e).__name__ != "StopCriterionReached":
-                raise
-            if tuning_options.get("verbose"):
-                print(e)
-            # The campaign did not return: its record is the measurements made before the stop.
-            self.last_search = _search_record(measured, str(e))
+        with tempfile.TemporaryDirectory(prefix="graphcost-prior-") as folder:
+            if prior_files:
+                # The caches at hand, linked into one folder: the prior's source.
+                for k, path in enumerate(prior_files):
+                    name = os.path.basename(path)
+                    os.symlink(os.path.abspath(path), os.path.join(folder, f"{k}-{name}"))
+                options["pretrained"] = folder
+            try:
+                self.last_search = _core._run_search(
+                    features, levels, names, labels, ordered, measure, budget,
+                    int(settings["batch"]), seed, settings["strategy"], json.dumps(options),
+                    settings["node_feat"])
+                self.last_search["stopped"] = None
+            except Exception as e:  # Kernel Tuner's StopCriterionReached: budget or time spent
+                if type(e).__name__ != "StopCriterionReached":
+                    raise
+                if tuning_options.get("verbose"):
+                    print(e)
+                # The campaign did not return: its record is the measurements made before it.
+                self.last_search = _search_record(measured, str(e))
+        if bo:  # the prior's source: the caches at hand, pretrained=PATH, or None
+            self.last_search["prior"] = prior_files or options.get("pretrained")
         return cost_func.results
 
 
@@ -193,6 +214,47 @@ def _search_record(measured, stopped):
         best_so_far.append(best)
     return {"measurements": list(measured), "best_so_far": best_so_far,
             "failed": sum(1 for _, failed, _ in measured if failed), "stopped": stopped}
+
+
+def _letters_and_digits(text):
+    return "".join(c for c in str(text).lower() if c.isalnum())
+
+
+def caches_at_hand(cachefile, tune_params_keys, device=None):
+    """The prior the model-guided search takes by default (strategy option pretrained="auto"):
+    the Kernel Tuner caches beside `cachefile` (the cache Kernel Tuner replays or writes; .json
+    or .json.gz) of the same kernel (kernel_name and tune_params_keys) on other devices. The
+    target's own device (the cache's device_name, or `device` where Kernel Tuner names one) is
+    never among them, nor is a file that is not a readable cache. Returns their paths, sorted;
+    [] when there is no cachefile or nothing beside it."""
+    if not cachefile or not os.path.isfile(cachefile):
+        return []
+    try:
+        target = read_cache_json(cachefile)
+    except _core.Error:
+        return []
+    names = {_letters_and_digits(target.get("device_name", ""))}
+    if device and device != "Simulation":  # Kernel Tuner's name for a device it simulates
+        names.add(_letters_and_digits(device))
+    names.discard("")
+    folder = os.path.dirname(os.path.abspath(cachefile))
+    found = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if not name.endswith((".json", ".json.gz")) or not os.path.isfile(path) \
+                or os.path.samefile(path, cachefile):
+            continue
+        try:
+            other = read_cache_json(path)
+        except _core.Error:
+            continue
+        device_name = _letters_and_digits(other.get("device_name", ""))
+        if other.get("kernel_name") != target.get("kernel_name") \
+                or list(other.get("tune_params_keys", [])) != list(tune_params_keys) \
+                or not device_name or device_name in names or not other["cache"]:
+            continue
+        found.append(path)
+    return found
 
 
 def read_cache_json(path):

@@ -55,6 +55,16 @@ data::LoadOptions device_load_options(const TuneCommand& c) {
 
 bool is_bayesian(const std::string& strategy) { return strategy == "bo" || strategy == "model"; }
 
+// Where bo's prior comes from: --pretrained, or by default the other Kernel Tuner caches of
+// --space itself where it holds some (other devices of the kernel; the target is always left
+// out): the harness of docs/tune.md, "Against Kernel Tuner's strategies", found the prior ahead
+// on its aggregate. "none" turns it off; "" is no prior.
+std::string bo_prior(const TuneCommand& c, bool kernel_tuner_records, int64_t graphs) {
+  if (c.pretrained == "none") return "";
+  if (c.pretrained.empty() && kernel_tuner_records && graphs > 1) return c.space;
+  return c.pretrained;
+}
+
 std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collection& records,
                                               int64_t target, const tune::SearchSpace& space) {
   if (c.strategy == "neural") {
@@ -156,7 +166,11 @@ void run(const TuneCommand& c) {
   const data::Collection& collection = *records.collection;
   const tune::SearchSpace space = tune::make_search_space(
       collection.graph(records.target).name, collection.configs(records.target), records.layout);
-  std::unique_ptr<tune::Strategy> strategy = make_strategy(c, collection, records.target, space);
+  TuneCommand command = c;  // with bo's prior resolved, as it runs and as tune.json reports it
+  if (is_bayesian(c.strategy))
+    command.pretrained = bo_prior(c, !records.layout.empty(), collection.size());
+  std::unique_ptr<tune::Strategy> strategy =
+      make_strategy(command, collection, records.target, space);
   std::unique_ptr<tune::Measurer> measurer;
   if (c.measure.empty()) {
     measurer = std::make_unique<tune::RecordedMeasurer>(space);
@@ -182,7 +196,7 @@ void run(const TuneCommand& c) {
   }
   progress.finish();
   const double optimum = tune::campaign_optimum(space, runs, c.measure.empty());
-  nlohmann::json report = tune::campaign_report(space, runs, optimum, settings_json(c));
+  nlohmann::json report = tune::campaign_report(space, runs, optimum, settings_json(command));
   report["optimum_source"] = c.measure.empty() ? "recorded" : "best measured";
   if (!c.out.empty()) {
     std::filesystem::create_directories(c.out);
@@ -239,7 +253,8 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--pretrained", c->pretrained,
                   "bo: Kernel Tuner cache or folder of the same kernel on other devices (a prior; "
-                  "the target's own graph is left out); neural: a run folder (model.pt) or model file");
+                  "the target's own graph is left out; default: --space's other caches, where it "
+                  "holds some; none: no prior); neural: a run folder (model.pt) or model file");
   sub->add_option("--devices", c->devices,
                   "A device table (JSON, as src/data/devices.json) adding to or replacing the "
                   "built-in devices: the caches' device columns and bo's prior");

@@ -105,6 +105,25 @@ def check_shared_convolution(work, shared):
     assert sum("__error__" in r for r in results) == 161 == strategy.last_search["failed"]
 
 
+
+def check_default_prior(work, shared):
+    """tune_kernel keeps its cache file's name as an attribute of its options (not a key): the
+    default strategy finds the other device's cache beside it and takes it as its prior."""
+    folder = os.path.join(shared, "kernel_tuner", "convolution")
+    target = gkt.write_plain_cache(os.path.join(folder, "A4000.json.gz"), work)
+    other = gkt.write_plain_cache(os.path.join(folder, "A100.json.gz"), work)
+    with open(os.path.join(folder, "space.json")) as f:
+        space = json.load(f)["ConfigurationSpace"]
+    tune_params = {p["Name"]: ast.literal_eval(p["Values"]) for p in space["TuningParameters"]}
+    restrictions = [c["Expression"] for c in space["Conditions"]]
+    strategy = gkt.Strategy(seed=0)
+    kernel_tuner.tune_kernel(
+        "convolution_kernel", "", (4096, 4096), [], tune_params, restrictions=restrictions,
+        cache=target, simulation_mode=True, strategy=strategy,
+        strategy_options={"max_fevals": 5}, quiet=True)
+    assert strategy.last_search["prior"] == [other], strategy.last_search["prior"]
+
+
 if __name__ == "__main__":
     name, work, shared = sys.argv[1:4]
     assert "standin" not in kernel_tuner.__version__, "the stand-in was imported, not Kernel Tuner"

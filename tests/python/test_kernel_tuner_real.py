@@ -41,12 +41,12 @@ def python_path(tmp_path):
 
 
 @pytest.mark.parametrize("check", ["tune_cache", "gzip_refused", "tune_kernel",
-                                   "shared_convolution"])
+                                   "shared_convolution", "default_prior"])
 def test_in_real_kernel_tuner(check, tmp_path):
     if not SOURCES:
         pytest.skip("KERNEL_TUNER_SRC is not set: no real Kernel Tuner to run the strategy in "
                     "(docs/kernel-tuner.md says how to set it)")
-    data = shared("kernel_tuner") if check == "shared_convolution" else HERE
+    data = shared("kernel_tuner") if check in ("shared_convolution", "default_prior") else HERE
     work = tmp_path / "work"
     work.mkdir()
     done = subprocess.run([sys.executable, str(HERE / "real_kernel_tuner_checks.py"), check,

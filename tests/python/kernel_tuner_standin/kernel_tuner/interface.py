@@ -43,6 +43,7 @@ def tune_cache(cache_path, restrictions=None, strategy="random_sample", strategy
         tune_params=tune_params, strategy_options=strategy_options, objective=[objective],
         objective_higher_is_better=[objective_higher_is_better], verbose=verbose,
         device_name=cache.get("device_name", ""), cache=cache["cache"])
+    tuning_options.cachefile = cache_path  # an attribute, not a key, as in Kernel Tuner
     if "max_fevals" in strategy_options:
         tuning_options["max_fevals"] = strategy_options["max_fevals"]
     if "time_limit" in strategy_options:

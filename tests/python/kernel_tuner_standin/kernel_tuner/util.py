@@ -31,16 +31,15 @@ class RuntimeFailedConfig(ErrorConfig):
 
 
 class Options(dict):
-    """A dict whose keys read as attributes, as kernel_tuner.interface.Options."""
+    """A dict whose keys read as attributes, as kernel_tuner.interface.Options. As there, setting
+    an attribute does not set a key: tune_kernel sets tuning_options.cachefile so, and
+    tuning_options.get("cachefile") is None."""
 
     def __getattr__(self, name):
         try:
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
-
-    def __setattr__(self, name, value):
-        self[name] = value
 
 
 class Timer:
