@@ -166,11 +166,11 @@ class Recorder:
 
 def strategy_for(name, seed, space):
     """A strategy by its name in the tables; a graphcost one may carry options after '@'
-    (graphcost_model@batch=5,explore=0.2), as graphcost.kernel_tuner.Strategy takes them."""
+    (graphcost_model@batch=5+explore=0.2), as graphcost.kernel_tuner.Strategy takes them."""
     import graphcost.kernel_tuner as gkt
     base, _, extra = name.partition("@")
     options = {}
-    for item in filter(None, extra.split(",")):
+    for item in filter(None, extra.split("+")):
         key, _, value = item.partition("=")
         options[key] = ast.literal_eval(value) if re.match(r"^[-+0-9.eE]+$", value) else value
     if base == "graphcost_model":  # the default: its prior, the other devices' caches at hand
@@ -292,7 +292,7 @@ class Methodology:
     central curve is a bagged isotonic fit of ranks; the mean keeps one score per seed, so scores
     pair by seed), its aggregate the mean over spaces."""
 
-    def __init__(self, values, budget):
+    def __init__(self, values, budget, costs=None):
         import numpy as np
         from scipy.special import gammaln
         v = np.sort(np.asarray(values, dtype=float))
@@ -316,6 +316,40 @@ class Methodology:
             hits = np.nonzero(self.baseline[1:] <= target)[0]
             return int(hits[0]) + 1 if len(hits) else kmax
         self.start, self.end = cutoff(0.5), cutoff(0.96)
+        # The time axis, which the reference's score uses: a measurement costs its record's
+        # compile + verification + benchmark time (the GPU's) plus the strategy's own time.
+        # costs: (valid seconds, failed seconds) per configuration of the space.
+        self.grid = None
+        if costs is not None:
+            valid, failed = (np.asarray(c, dtype=float) for c in costs)
+            share = len(failed) / (len(valid) + len(failed))
+            # The reference's time per measurement of random search: the valid mean plus the
+            # failed share times the failed mean.
+            self.per_feval = valid.mean() + (share * failed.mean() if len(failed) else 0.0)
+            median_cost = float(np.median(np.concatenate([valid, failed])))
+            self.grid = np.linspace(self.start * median_cost, self.end * median_cost, 1000)
+            self.kmax = kmax
+
+    def time_score(self, times, costs, clock):
+        """One campaign's score on the time axis: its best time at each point of the grid (a
+        measurement counts from when it ends: the costs so far plus the wall clock), against
+        random search's b(k) at k = round(t / per_feval)."""
+        import numpy as np
+        ends = np.cumsum(np.asarray(costs, dtype=float) / 1000.0) + np.asarray(clock, dtype=float)
+        best, bests = self.mean, []
+        for t in times:
+            best = min(best, t) if t is not None else best
+            bests.append(best)
+        total, count = 0.0, 0
+        for t in self.grid:
+            i = int(np.searchsorted(ends, t, side="right"))
+            c = bests[i - 1] if i > 0 else self.mean
+            k = min(self.kmax, max(1, int(round(t / self.per_feval))))
+            b = self.baseline[k]
+            if b > self.optimum:
+                total += (c - b) / (self.optimum - b)
+                count += 1
+        return total / count
 
     def score(self, times):
         """One campaign's score; times in the order measured, None for a failure."""
@@ -355,16 +389,23 @@ def cmd_report(args):
                f"(0 = random search, 1 = the optimum at once); s: the strategy's own wall "
                f"seconds per campaign on this machine, Kernel Tuner's replay included.\n")
     scores = {}  # strategy -> space -> per-seed scores
+    time_scores = {}  # the same on the time axis
     pairs = {}  # space -> the paired difference of the best of each side, within 5%
     for kernel, device in spaces:
         with gzip.open(os.path.join(SHARED, kernel, device + ".json.gz"), "rt") as f:
             cache = json.load(f)["cache"]
         values = [r["time"] for r in cache.values() if isinstance(r["time"], (int, float))]
-        method = Methodology(values, budget)
+
+        def seconds(r):
+            return sum(float(r.get(k) or 0) for k in
+                       ("compile_time", "verification_time", "benchmark_time")) / 1000.0
+        costs = ([seconds(r) for r in cache.values() if isinstance(r["time"], (int, float))],
+                 [seconds(r) for r in cache.values() if not isinstance(r["time"], (int, float))])
+        method = Methodology(values, budget, costs)
         out.append(f"### {kernel} / {device} ({len(cache)} configurations, {len(values)} valid; "
                    f"score range {method.start}-{method.end} measurements)\n")
-        out.append("| strategy | 1% | 5% | 10% | score | s |")
-        out.append("|---|---|---|---|---|---|")
+        out.append("| strategy | 1% | 5% | 10% | score | score (time) | s |")
+        out.append("|---|---|---|---|---|---|---|")
         fives = {}
         for s in strategies:
             r = by.get((kernel, device, s))
@@ -380,9 +421,11 @@ def cmd_report(args):
                              f"({got}/{len(n)})")
             per_seed = [method.score(c["times"]) for c in r["campaigns"]]
             scores.setdefault(s, {})[(kernel, device)] = per_seed
-            seconds = statistics.fmean(c["seconds"] for c in r["campaigns"])
+            timed = [method.time_score(c["times"], c["cost"], c["clock"]) for c in r["campaigns"]]
+            time_scores.setdefault(s, {})[(kernel, device)] = timed
+            wall = statistics.fmean(c["seconds"] for c in r["campaigns"])
             out.append(f"| {s} | {' | '.join(cells)} | {statistics.fmean(per_seed):.3f} | "
-                       f"{seconds:.2f} |")
+                       f"{statistics.fmean(timed):.3f} | {wall:.2f} |")
         gc = [s for s in fives if s.startswith("graphcost")]
         kt = [s for s in fives if not s.startswith("graphcost")]
         if gc and kt:
@@ -423,20 +466,31 @@ def cmd_report(args):
     complete = [s for s in strategies if len(scores.get(s, {})) == len(spaces)]
     ranked = sorted(complete, key=lambda s: -statistics.fmean(
         statistics.fmean(v) for v in scores[s].values()))
-    best_kt = next((s for s in ranked if not s.startswith("graphcost")), None)
-    out.append("| strategy | score | minus the best Kernel Tuner strategy, paired by seed |")
-    out.append("|---|---|---|")
+    out.append("| strategy | score | minus the best Kernel Tuner strategy, paired by seed | "
+               "score (time) | minus the best Kernel Tuner strategy |")
+    out.append("|---|---|---|---|---|")
+
+    def seed_means(table, s):
+        return [statistics.fmean(v[i] for v in table[s].values())
+                for i in range(len(next(iter(table[s].values()))))]
+
+    def against_best(table, s):
+        # The best Kernel Tuner strategy by this table's own score.
+        kt = [k for k in complete if not k.startswith("graphcost")]
+        if not kt:
+            return ""
+        best = max(kt, key=lambda k: statistics.fmean(seed_means(table, k)))
+        if s == best:
+            return "baseline"
+        mean, lo, hi = t_interval([a - b for a, b in zip(seed_means(table, s),
+                                                         seed_means(table, best))])
+        bold = "**" if hi < 0 or lo > 0 else ""
+        return f"{bold}{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{bold}"
     for s in ranked:
-        per_seed = [statistics.fmean(v[i] for v in scores[s].values())
-                    for i in range(len(next(iter(scores[s].values()))))]
-        cell = "baseline" if s == best_kt else ""
-        if best_kt and s != best_kt:
-            ref = [statistics.fmean(v[i] for v in scores[best_kt].values())
-                   for i in range(len(per_seed))]
-            mean, lo, hi = t_interval([a - b for a, b in zip(per_seed, ref)])
-            bold = "**" if hi < 0 or lo > 0 else ""
-            cell = f"{bold}{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]{bold}"
-        out.append(f"| {s} | {statistics.fmean(per_seed):.3f} | {cell} |")
+        out.append(f"| {s} | {statistics.fmean(seed_means(scores, s)):.3f} | "
+                   f"{against_best(scores, s)} | "
+                   f"{statistics.fmean(seed_means(time_scores, s)):.3f} | "
+                   f"{against_best(time_scores, s)} |")
     print("\n".join(out))
 
 

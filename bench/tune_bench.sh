@@ -33,7 +33,8 @@ mkdir -p "$work"
 tune() {  # tune OUT ARGS...: runs once, keeps the JSON (a rerun skips finished cells)
   local out=$1; shift
   [ -s "$out" ] && return 0
-  if "$bin" tune "$@" --budget "$budget" --batch "$batch" --threads 1 --json > "$out.tmp" 2> "$out.log"; then
+  # --warp log: bo as these figures measured it (its default is rank since 7 December 2026).
+  if "$bin" tune "$@" --budget "$budget" --batch "$batch" --warp log --threads 1 --json > "$out.tmp" 2> "$out.log"; then
     mv "$out.tmp" "$out"
   else
     echo "failed: $out (see $out.log)" >&2

@@ -46,7 +46,8 @@ mkdir -p "$work"
 tune() {  # OUT ARGS...: one campaign set, kept as JSON (a rerun skips it)
   local out=$1; shift
   [ -s "$out" ] && return 0
-  if "$bin" tune "$@" --budget "$budget" --batch "$batch" --seeds "$seeds" --threads 1 --json \
+  # --warp log: bo as these figures measured it (its default is rank since 7 December 2026).
+  if "$bin" tune "$@" --budget "$budget" --batch "$batch" --warp log --seeds "$seeds" --threads 1 --json \
       > "$out.tmp" 2> "$out.log"; then
     mv "$out.tmp" "$out"
   else

@@ -8,7 +8,7 @@ a Strategy instance:
     import kernel_tuner, graphcost.kernel_tuner
     kernel_tuner.tune_kernel(..., strategy=graphcost.kernel_tuner,
                              strategy_options={"max_fevals": 200, "strategy": "model"})
-    kernel_tuner.tune_kernel(..., strategy=graphcost.kernel_tuner.Strategy("model", batch=10))
+    kernel_tuner.tune_kernel(..., strategy=graphcost.kernel_tuner.Strategy("model", batch=5))
 
 The search is graphcost's (src/tune, the campaign loop of `graphcost tune`): by default "model",
 graphcost's model-guided search (bagged gradient-boosted trees fitted to what has been measured,
@@ -98,17 +98,18 @@ def _time_of(cost):
 class Strategy:
     """A Kernel Tuner strategy running graphcost's search `strategy` (graphcost._core.strategies:
     "model" (default; the same as "bo"), "genetic", "random", "neural") with `batch`
-    configurations proposed per round. seed: the search's seed (None: drawn from numpy's global
+    configurations proposed per round (None: the strategy's default, graphcost._core.
+    default_batch: 5 for model/bo, 10 for the others). seed: the search's seed (None: drawn from numpy's global
     generator, which Kernel Tuner's own strategies use). options: the strategy's options, as
     `graphcost tune`'s flags without dashes (model/bo: initial, members, rounds, max_depth,
-    calibrate, parents, crossovers, random_candidates, explore, threads, pretrained (a Kernel
+    calibrate, parents, crossovers, random_candidates, explore, warp, threads, pretrained (a Kernel
     Tuner cache or folder of the kernel on other devices; default "auto": the caches beside
     Kernel Tuner's cache file, caches_at_hand; "none": no prior), devices, device (the target device's
     name; default: Kernel Tuner's), split; neural: initial, hidden, dropout, train_steps, lr,
     slate_size, mc_samples, kappa, pretrained (a run folder); genetic: population, tournament,
     mutation). strategy_options given to Kernel Tuner override these, keyed the same."""
 
-    def __init__(self, strategy="model", batch=10, seed=None, node_feat=None, **options):
+    def __init__(self, strategy="model", batch=None, seed=None, node_feat=None, **options):
         self.settings = dict(strategy=strategy, batch=batch, seed=seed, node_feat=node_feat)
         self.options = dict(options)
         # The last search, also when Kernel Tuner's budget or time limit ended it: a dict of
@@ -190,7 +191,8 @@ class Strategy:
             try:
                 self.last_search = _core._run_search(
                     features, levels, names, labels, ordered, measure, budget,
-                    int(settings["batch"]), seed, settings["strategy"], json.dumps(options),
+                    int(settings["batch"] or _core.default_batch(settings["strategy"])), seed,
+                    settings["strategy"], json.dumps(options),
                     settings["node_feat"])
                 self.last_search["stopped"] = None
             except Exception as e:  # Kernel Tuner's StopCriterionReached: budget or time spent

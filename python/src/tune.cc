@@ -99,6 +99,7 @@ void read_bayesian(OptionReader& r, tune::BayesianOptions& b, PriorSource& prior
   r.read("crossovers", b.crossovers);
   r.read("random_candidates", b.random_candidates);
   r.read("explore", b.explore);
+  r.read("warp", b.warp);
   r.read("threads", b.ensemble.trees.threads);
   r.read("pretrained", prior.pretrained);
   r.read("devices", prior.devices);
@@ -251,6 +252,8 @@ void bind_tune(py::module_& m) {
         py::arg("batch"), py::arg("seed"), py::arg("strategy"), py::arg("options_json"),
         py::arg("node_feat") = py::none());
   m.attr("strategies") = strategy_list();
+  m.def("default_batch", &tune::default_batch, py::arg("strategy"),
+        "Configurations the strategy proposes per round unless told (graphcost tune --batch 0)");
 }
 
 }  // namespace graphcost::python

@@ -31,7 +31,7 @@ struct TuneCommand {
   std::string strategy = "genetic";
   int64_t seeds = 10;
   uint64_t seed = 0;
-  int64_t batch = 10;
+  int64_t batch = 0;  // 0: the strategy's default (tune::default_batch)
   std::string measure;
   std::string out;
   bool json = false;
@@ -116,6 +116,7 @@ nlohmann::json settings_json(const TuneCommand& c) {
     j["crossovers"] = b.crossovers;
     j["random_candidates"] = b.random_candidates;
     j["explore"] = b.explore;
+    j["warp"] = b.warp;
     j["pretrained"] = c.pretrained;
     j["devices"] = c.devices;
   } else if (c.strategy == "neural") {
@@ -160,13 +161,14 @@ void print_summary(const nlohmann::json& report) {
 void run(const TuneCommand& c) {
   check_data(c.budget > 0, "tune", "--budget", "must be positive");
   check_data(c.seeds > 0, "tune", "--seeds", "must be positive");
-  check_data(c.batch > 0, "tune", "--batch", "must be positive");
+  check_data(c.batch >= 0, "tune", "--batch", "must not be negative");
   infer::set_threads(c.threads);
   tune::TuneRecords records = tune::open_tune_records(c.space, c.split, c.graph, c.device, device_load_options(c));
   const data::Collection& collection = *records.collection;
   const tune::SearchSpace space = tune::make_search_space(
       collection.graph(records.target).name, collection.configs(records.target), records.layout);
-  TuneCommand command = c;  // with bo's prior resolved, as it runs and as tune.json reports it
+  TuneCommand command = c;  // with bo's prior and the batch resolved, as it runs and reports
+  if (command.batch == 0) command.batch = tune::default_batch(c.strategy);
   if (is_bayesian(c.strategy))
     command.pretrained = bo_prior(c, !records.layout.empty(), collection.size());
   std::unique_ptr<tune::Strategy> strategy =
@@ -191,7 +193,7 @@ void run(const TuneCommand& c) {
       progress.update(done_before + history.size(),
                       "seed " + std::to_string(seed) + " best " + std::to_string(best));
     };
-    runs.push_back({seed, tune::run_campaign(space, *strategy, *measurer, c.budget, c.batch, seed,
+    runs.push_back({seed, tune::run_campaign(space, *strategy, *measurer, c.budget, command.batch, seed,
                                              observer)});
   }
   progress.finish();
@@ -234,7 +236,10 @@ void add_tune_command(CLI::App& app) {
   sub->add_option("--seed", c->seed, "First seed")
       ->check(unsigned_64())
       ->capture_default_str();
-  sub->add_option("--batch", c->batch, "Configurations proposed per round")->capture_default_str();
+  sub->add_option("--batch", c->batch,
+                  "Configurations proposed per round (0: the strategy's default, 5 for bo and "
+                  "model, 10 for the others)")
+      ->capture_default_str();
   sub->add_option("--measure", c->measure,
                   "Measure for real: shell command with {params} or {name} placeholders; its "
                   "time is the last number on stdout");
@@ -273,6 +278,10 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--random-candidates", c->bayesian.random_candidates,
                   "bo: random candidates per batch (and, with a prior, its best)")
+      ->capture_default_str();
+  sub->add_option("--warp", c->bayesian.warp,
+                  "bo: what the surrogate learns: log (the log time) or rank (normal scores of "
+                  "the measured times' ranks)")
       ->capture_default_str();
   sub->add_option("--explore", c->bayesian.explore, "bo: share of each batch measured at random")
       ->capture_default_str();

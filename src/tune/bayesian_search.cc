@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <numeric>
 
 #include "core/error.h"
@@ -20,6 +19,8 @@ BayesianStrategy::BayesianStrategy(BayesianOptions options, TransferPrior prior)
              "must not be negative");
   check_data(options_.explore >= 0 && options_.explore <= 1, "tune", "--explore",
              "must be in [0, 1]");
+  check_data(options_.warp == "log" || options_.warp == "rank", "tune", "--warp",
+             "must be log or rank, not '" + options_.warp + "'");
   check_data(prior_.cost.size() == prior_.failure_probability.size(), "tune", "prior",
              "one failure probability per prior cost");
 }
@@ -68,6 +69,8 @@ void BayesianStrategy::fit(const SearchSpace&, const History& history) {
   }
   // A round's trees depend on the seed and the round, so a campaign is reproducible.
   const uint64_t round_seed = seed_ * 1000003ull + static_cast<uint64_t>(history.size());
+  if (options_.warp == "rank") log_times = normal_scores(log_times);
+  best_label_ = log_times.empty() ? 0.0 : *std::min_element(log_times.begin(), log_times.end());
   ensemble_ = BaggedTrees();
   if (ok.size() >= 2) ensemble_.fit(rows_for(ok), width_, log_times, options_.ensemble, round_seed);
   // Failures are a class of their own (a classifier), never a made-up slow time that would
@@ -214,14 +217,10 @@ std::vector<int64_t> BayesianStrategy::propose(const SearchSpace& space, const H
     return out;
   }
   const std::vector<int64_t> pool = candidates(space, history);
-  const SurrogateSnapshot s = score(space, history, pool);
-  double best = std::numeric_limits<double>::infinity();
-  for (const Measurement& m : history.measurements) {
-    if (!m.failed) best = std::min(best, std::log(m.time));
-  }
+  const SurrogateSnapshot s = score(space, history, pool);  // fits: sets best_label_
   std::vector<double> value(pool.size());
   for (size_t i = 0; i < pool.size(); ++i)
-    value[i] = expected_improvement(s.mean[i], s.std[i], best) * (1.0 - s.failure[i]);
+    value[i] = expected_improvement(s.mean[i], s.std[i], best_label_) * (1.0 - s.failure[i]);
   std::vector<size_t> order(pool.size());
   std::iota(order.begin(), order.end(), 0);
   // Ties (EI of 0 far from the best) go to the lower predicted mean.

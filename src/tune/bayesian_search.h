@@ -29,6 +29,9 @@ struct BayesianOptions {
   int64_t crossovers = 64;         // crossover children per batch
   int64_t random_candidates = 512; // random unmeasured configurations per batch
   double explore = 0.1;            // share of each batch measured at random
+  // What the ensemble learns: "log" (the log time) or "rank" (the normal scores of the
+  // measured times' ranks, normal_scores: the order, with no slow outlier stretching the fit).
+  std::string warp = "rank";
 };
 
 // What a round of the search knew: for calibration and diagnosis (tune_surrogate_bench).
@@ -64,6 +67,7 @@ class BayesianStrategy : public Strategy {
   int64_t width_ = 0;
   std::vector<float> rows_;  // per configuration of the space: parameters, then prior columns
   BaggedTrees ensemble_;
+  double best_label_ = 0;    // the fastest measurement's label, as the ensemble learned it
   std::optional<xgb::GradientBoostedTrees> failure_model_;  // once a failure was measured
 };
 

@@ -11,6 +11,10 @@ const std::vector<std::string>& strategy_names() {
   return names;
 }
 
+int64_t default_batch(const std::string& name) {
+  return name == "bo" || name == "model" ? 5 : 10;
+}
+
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyOptions& options,
                                         const std::vector<std::string>& more) {
   if (name == "random") return std::make_unique<RandomStrategy>();

@@ -25,6 +25,11 @@ struct StrategyOptions {
 // so the CLI builds it itself.
 const std::vector<std::string>& strategy_names();
 
+// Configurations a strategy proposes per round unless told (--batch 0, the Python strategy's
+// batch=None): 5 for bo / model (chosen with bench/kt_compare.py, docs/tune.md "Against Kernel
+// Tuner's strategies"), 10 for the others.
+int64_t default_batch(const std::string& name);
+
 // The strategy called name; an unknown name is an Error listing strategy_names() and `more`
 // (names the caller handles itself).
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const StrategyOptions& options,

@@ -1,5 +1,6 @@
 #include "tune/surrogate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -135,6 +136,33 @@ double expected_improvement(double mean, double std, double best) {
   const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
   const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
   return gain * cdf + std * pdf;
+}
+
+double normal_quantile(double p) {
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200 && hi - lo > 1e-15; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+std::vector<float> normal_scores(const std::vector<float>& values) {
+  const size_t n = values.size();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<float> out(n);
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j + 1 < n && values[order[j + 1]] == values[order[i]]) ++j;
+    const double rank = 0.5 * static_cast<double>(i + j);  // ties: their mean rank
+    const double z = normal_quantile((rank + 0.5) / static_cast<double>(n));
+    for (size_t k = i; k <= j; ++k) out[order[k]] = static_cast<float>(z);
+    i = j + 1;
+  }
+  return out;
 }
 
 double interval_coverage(const std::vector<double>& mean, const std::vector<double>& std,

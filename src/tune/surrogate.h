@@ -47,6 +47,15 @@ class BaggedTrees {
 // max(0, best - mean).
 double expected_improvement(double mean, double std, double best);
 
+// The standard normal quantile: z with Phi(z) = p, for p in (0, 1) (bisection on erfc, to
+// double precision).
+double normal_quantile(double p);
+
+// The normal scores of values' ranks (lowest first; ties share their mean rank): the
+// quantile of (rank + 0.5) / n, so n values map onto a standard normal's spread whatever their
+// own; what the surrogate learns under bo's --warp rank.
+std::vector<float> normal_scores(const std::vector<float>& values);
+
 // Share of points whose truth lies in mean +- z * std (z = 1.645: a nominal 90% interval).
 double interval_coverage(const std::vector<double>& mean, const std::vector<double>& std,
                          const std::vector<double>& truth, double z);

@@ -234,6 +234,12 @@ def write_cache(path, **changes):
     return path
 
 
+def test_default_batch():
+    """The batch unless told, as graphcost tune --batch 0: 5 for model/bo, 10 for the others."""
+    assert [graphcost._core.default_batch(s) for s in ("model", "bo", "genetic", "random")] == \
+        [5, 5, 10, 10]
+
+
 def test_caches_at_hand(tmp_path):
     """The default prior's sources: the caches beside the target of the same kernel and
     parameters on another device, sorted by name; never the target's device, another kernel,

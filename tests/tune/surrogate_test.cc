@@ -43,6 +43,22 @@ TEST(Surrogate, ExpectedImprovementAndCoverage) {
   EXPECT_DOUBLE_EQ(interval_coverage({0, 0, 0, 0}, {1, 1, 1, 1}, {0.5, -1, 2, 1}, 1.0), 0.75);
 }
 
+// Reference quantiles of the standard normal (scipy.stats.norm.ppf).
+TEST(Surrogate, NormalQuantileAndScores) {
+  EXPECT_NEAR(normal_quantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-12);
+  EXPECT_NEAR(normal_quantile(0.125), -1.1503493803760079, 1e-12);
+  EXPECT_NEAR(normal_quantile(1e-6), -4.753424308822899, 1e-9);
+  // Ranks 3, 0, 1.5, 1.5 (the tie shares its mean rank) of 4: quantiles of 0.875, 0.125, 0.5.
+  const std::vector<float> z = normal_scores({3.0f, 1.0f, 2.0f, 2.0f});
+  ASSERT_EQ(z.size(), 4u);
+  EXPECT_NEAR(z[0], 1.1503493803760079, 1e-6);
+  EXPECT_NEAR(z[1], -1.1503493803760079, 1e-6);
+  EXPECT_NEAR(z[2], 0.0, 1e-7);
+  EXPECT_NEAR(z[3], 0.0, 1e-7);
+  EXPECT_TRUE(normal_scores({}).empty());
+}
+
 TEST(Surrogate, BaggedTreesFitAndTheirIntervalsCoverNoisyTruth) {
   // y = x0 + noise (sd 0.3) on 400 points; on 400 new points the calibrated 90% interval of
   // the mean must hold at least about 90% of the truths (the raw spread of bagged trees holds

@@ -156,6 +156,14 @@ TEST_F(TuneCli, ModelStrategyIsBayesianOptimisation) {
   const nlohmann::json ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
   EXPECT_EQ(ja["seeds"], jb["seeds"]);
   EXPECT_EQ(ja["settings"]["members"].get<int>(), 5);
+  EXPECT_EQ(ja["settings"]["warp"].get<std::string>(), "rank");
+  // The batch unless told: 5 for bo and model, 10 for the others (tune::default_batch).
+  const Outcome c = run("--space " + cache_ + " --strategy model --budget 4 --seeds 1 --json");
+  const Outcome d = run("--space " + cache_ + " --strategy random --budget 4 --seeds 1 --json");
+  ASSERT_EQ(WEXITSTATUS(c.status), 0) << c.err;
+  ASSERT_EQ(WEXITSTATUS(d.status), 0) << d.err;
+  EXPECT_EQ(nlohmann::json::parse(c.out)["settings"]["batch"].get<int>(), 5);
+  EXPECT_EQ(nlohmann::json::parse(d.out)["settings"]["batch"].get<int>(), 10);
 }
 
 // bo's prior by default: --space a folder of the kernel's caches, the target picked by --device;
@@ -243,6 +251,8 @@ TEST_F(TuneCli, BadOptionsGiveOneErrorLine) {
   expect_one_line_error("--space " + cache_ + " --strategy model --pretrained " + cache_,
                         "no graph other than the target");
   expect_one_line_error("--space " + cache_ + " --strategy model --explore 2", "--explore");
+  expect_one_line_error("--space " + cache_ + " --strategy model --warp cube", "--warp");
+  expect_one_line_error("--space " + cache_ + " --batch -1", "--batch");
 }
 
 }  // namespace
