@@ -28,7 +28,7 @@ struct TuneCommand {
   std::string graph;
   std::string device;
   int64_t budget = 100;
-  std::string strategy = "genetic";
+  std::string strategy = "model";  // ahead of genetic on every shared space (docs/tune.md)
   int64_t seeds = 10;
   uint64_t seed = 0;
   int64_t batch = 0;  // 0: the strategy's default (tune::default_batch)
