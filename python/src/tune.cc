@@ -100,6 +100,7 @@ void read_bayesian(OptionReader& r, tune::BayesianOptions& b, PriorSource& prior
   r.read("random_candidates", b.random_candidates);
   r.read("explore", b.explore);
   r.read("warp", b.warp);
+  r.read("radius", b.radius);
   r.read("threads", b.ensemble.trees.threads);
   r.read("pretrained", prior.pretrained);
   r.read("devices", prior.devices);

@@ -117,6 +117,7 @@ nlohmann::json settings_json(const TuneCommand& c) {
     j["random_candidates"] = b.random_candidates;
     j["explore"] = b.explore;
     j["warp"] = b.warp;
+    j["radius"] = b.radius;
     j["pretrained"] = c.pretrained;
     j["devices"] = c.devices;
   } else if (c.strategy == "neural") {
@@ -278,6 +279,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--random-candidates", c->bayesian.random_candidates,
                   "bo: random candidates per batch (and, with a prior, its best)")
+      ->capture_default_str();
+  sub->add_option("--radius", c->bayesian.radius,
+                  "bo: candidates within this many parameters of the best measured configuration")
       ->capture_default_str();
   sub->add_option("--warp", c->bayesian.warp,
                   "bo: what the surrogate learns: log (the log time) or rank (normal scores of "

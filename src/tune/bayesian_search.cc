@@ -15,6 +15,7 @@ BayesianStrategy::BayesianStrategy(BayesianOptions options, TransferPrior prior)
   check_data(options_.ensemble.members >= 2, "tune", "--members", "must be at least 2");
   check_data(options_.ensemble.trees.rounds >= 1, "tune", "--rounds", "must be at least 1");
   check_data(options_.parents >= 1, "tune", "--parents", "must be at least 1");
+  check_data(options_.radius >= 1, "tune", "--radius", "must be at least 1");
   check_data(options_.crossovers >= 0 && options_.random_candidates >= 0, "tune", "--candidates",
              "must not be negative");
   check_data(options_.explore >= 0 && options_.explore <= 1, "tune", "--explore",
@@ -138,6 +139,18 @@ std::vector<int64_t> BayesianStrategy::candidates(const SearchSpace& space, cons
         add(j);
         break;
       }
+    }
+  }
+  // The neighbourhood of the best measured configuration, wider than a mutation: a trust
+  // region around the incumbent.
+  if (options_.radius > 1 && !good.empty()) {
+    const int32_t* best = space.config_levels(good.front()->config);
+    for (int64_t j = 0; j < space.count; ++j) {
+      if (taken[j]) continue;
+      const int32_t* levels = space.config_levels(j);
+      int64_t differ = 0;
+      for (int64_t k = 0; k < params && differ <= options_.radius; ++k) differ += levels[k] != best[k];
+      if (differ <= options_.radius) add(j);
     }
   }
   // Crossover: uniform crossover of two parents, mapped to the nearest unmeasured configuration.

@@ -29,6 +29,9 @@ struct BayesianOptions {
   int64_t crossovers = 64;         // crossover children per batch
   int64_t random_candidates = 512; // random unmeasured configurations per batch
   double explore = 0.1;            // share of each batch measured at random
+  // Candidates around the best measured configuration: every unmeasured one within this many
+  // parameters of it (1: the mutations of every parent already cover it).
+  int64_t radius = 1;
   // What the ensemble learns: "log" (the log time) or "rank" (the normal scores of the
   // measured times' ranks, normal_scores: the order, with no slow outlier stretching the fit).
   std::string warp = "rank";

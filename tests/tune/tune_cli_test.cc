@@ -252,6 +252,7 @@ TEST_F(TuneCli, BadOptionsGiveOneErrorLine) {
                         "no graph other than the target");
   expect_one_line_error("--space " + cache_ + " --strategy model --explore 2", "--explore");
   expect_one_line_error("--space " + cache_ + " --strategy model --warp cube", "--warp");
+  expect_one_line_error("--space " + cache_ + " --strategy model --radius 0", "--radius");
   expect_one_line_error("--space " + cache_ + " --batch -1", "--batch");
 }
 
