@@ -101,6 +101,7 @@ void read_bayesian(OptionReader& r, tune::BayesianOptions& b, PriorSource& prior
   r.read("explore", b.explore);
   r.read("warp", b.warp);
   r.read("radius", b.radius);
+  r.read("greedy", b.greedy);
   r.read("threads", b.ensemble.trees.threads);
   r.read("pretrained", prior.pretrained);
   r.read("devices", prior.devices);

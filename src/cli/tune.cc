@@ -118,6 +118,7 @@ nlohmann::json settings_json(const TuneCommand& c) {
     j["explore"] = b.explore;
     j["warp"] = b.warp;
     j["radius"] = b.radius;
+    j["greedy"] = b.greedy;
     j["pretrained"] = c.pretrained;
     j["devices"] = c.devices;
   } else if (c.strategy == "neural") {
@@ -282,6 +283,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--radius", c->bayesian.radius,
                   "bo: candidates within this many parameters of the best measured configuration")
+      ->capture_default_str();
+  sub->add_option("--greedy", c->bayesian.greedy,
+                  "bo: slots of each batch for the lowest predicted time, before expected improvement")
       ->capture_default_str();
   sub->add_option("--warp", c->bayesian.warp,
                   "bo: what the surrogate learns: log (the log time) or rank (normal scores of "

@@ -16,6 +16,7 @@ BayesianStrategy::BayesianStrategy(BayesianOptions options, TransferPrior prior)
   check_data(options_.ensemble.trees.rounds >= 1, "tune", "--rounds", "must be at least 1");
   check_data(options_.parents >= 1, "tune", "--parents", "must be at least 1");
   check_data(options_.radius >= 1, "tune", "--radius", "must be at least 1");
+  check_data(options_.greedy >= 0, "tune", "--greedy", "must not be negative");
   check_data(options_.crossovers >= 0 && options_.random_candidates >= 0, "tune", "--candidates",
              "must not be negative");
   check_data(options_.explore >= 0 && options_.explore <= 1, "tune", "--explore",
@@ -240,6 +241,20 @@ std::vector<int64_t> BayesianStrategy::propose(const SearchSpace& space, const H
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return value[a] > value[b] || (value[a] == value[b] && s.mean[a] < s.mean[b]);
   });
+  if (options_.greedy > 0) {
+    std::vector<size_t> by_mean(pool.size());
+    std::iota(by_mean.begin(), by_mean.end(), 0);
+    std::stable_sort(by_mean.begin(), by_mean.end(), [&](size_t a, size_t b) {
+      const double fa = s.mean[a] + (s.failure[a] > 0.5 ? 1e9 : 0.0);
+      const double fb = s.mean[b] + (s.failure[b] > 0.5 ? 1e9 : 0.0);
+      return fa < fb;
+    });
+    const int64_t greedy = std::min(options_.greedy, guided);
+    for (size_t i : by_mean) {
+      if (static_cast<int64_t>(out.size()) >= greedy) break;
+      take(pool[i]);
+    }
+  }
   for (size_t i : order) {
     if (static_cast<int64_t>(out.size()) >= guided) break;
     take(pool[i]);

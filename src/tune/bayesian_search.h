@@ -32,6 +32,9 @@ struct BayesianOptions {
   // Candidates around the best measured configuration: every unmeasured one within this many
   // parameters of it (1: the mutations of every parent already cover it).
   int64_t radius = 1;
+  // Guided slots of each batch that go to the lowest predicted mean (of candidates not
+  // expected to fail) before the expected-improvement order: pure exploitation.
+  int64_t greedy = 0;
   // What the ensemble learns: "log" (the log time) or "rank" (the normal scores of the
   // measured times' ranks, normal_scores: the order, with no slow outlier stretching the fit).
   std::string warp = "rank";

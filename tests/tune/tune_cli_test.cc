@@ -253,6 +253,7 @@ TEST_F(TuneCli, BadOptionsGiveOneErrorLine) {
   expect_one_line_error("--space " + cache_ + " --strategy model --explore 2", "--explore");
   expect_one_line_error("--space " + cache_ + " --strategy model --warp cube", "--warp");
   expect_one_line_error("--space " + cache_ + " --strategy model --radius 0", "--radius");
+  expect_one_line_error("--space " + cache_ + " --strategy model --greedy -1", "--greedy");
   expect_one_line_error("--space " + cache_ + " --batch -1", "--batch");
 }
 
