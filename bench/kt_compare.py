@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """graphcost's search strategies against every Kernel Tuner strategy, inside the real Kernel Tuner
 (#38; docs/tune.md, "Against Kernel Tuner's strategies").
 
