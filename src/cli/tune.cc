@@ -55,14 +55,56 @@ data::LoadOptions device_load_options(const TuneCommand& c) {
 
 bool is_bayesian(const std::string& strategy) { return strategy == "bo" || strategy == "model"; }
 
-// Where bo's prior comes from: --pretrained, or by default the other Kernel Tuner caches of
-// --space itself where it holds some (other devices of the kernel; the target is always left
-// out): the harness of docs/tune.md, "Against Kernel Tuner's strategies", found the prior ahead
-// on its aggregate. "none" turns it off; "" is no prior.
-std::string bo_prior(const TuneCommand& c, bool kernel_tuner_records, int64_t graphs) {
+// The folder of --space when --space is one Kernel Tuner cache and other caches of the same
+// parameters lie beside it (as the Python strategy's caches_at_hand); "" otherwise. A folder
+// that does not read as one kernel's caches gives a warning line and no prior.
+// Whether records hold a graph other than the one called target (a copy of the target's own
+// cache is the target).
+bool holds_another(const data::Collection& records, const std::string& target) {
+  for (int64_t g = 0; g < records.size(); ++g) {
+    if (records.graph(g).name != target) return true;
+  }
+  return false;
+}
+
+std::string caches_beside(const TuneCommand& c, const std::vector<io::KernelTunerParameter>& layout,
+                          const std::string& target) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_regular_file(c.space, error)) return "";
+  const fs::path parent = fs::path(c.space).parent_path();
+  const std::string folder = parent.empty() ? "." : parent.string();
+  bool others = false;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
+    if (io::is_kernel_tuner_cache(entry.path().string()) &&
+        !fs::equivalent(entry.path(), c.space, error))
+      others = true;
+  }
+  if (!others) return "";
+  try {
+    const tune::TuneRecords beside = tune::open_tune_source(folder, c.split, device_load_options(c));
+    bool same = beside.layout.size() == layout.size();
+    for (size_t k = 0; same && k < layout.size(); ++k) same = beside.layout[k].name == layout[k].name;
+    if (same) return holds_another(*beside.collection, target) ? folder : "";
+    std::fprintf(stderr, "graphcost: warning: no prior from %s: its caches are not all of %s's "
+                 "parameters (give --pretrained)\n", folder.c_str(), c.space.c_str());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "graphcost: warning: no prior from %s: %s\n", folder.c_str(), e.what());
+  }
+  return "";
+}
+
+// Where bo's prior comes from: --pretrained, or by default the other Kernel Tuner caches at
+// hand: those of --space itself where it is a folder of several, or those beside it where it
+// is one cache (other devices of the kernel; the target is always left out). The harness of
+// docs/tune.md, "Against Kernel Tuner's strategies", found the prior ahead on its aggregate.
+// "none" turns it off; "" is no prior.
+std::string bo_prior(const TuneCommand& c, const tune::TuneRecords& records) {
   if (c.pretrained == "none") return "";
-  if (c.pretrained.empty() && kernel_tuner_records && graphs > 1) return c.space;
-  return c.pretrained;
+  if (!c.pretrained.empty() || records.layout.empty()) return c.pretrained;
+  const std::string& target = records.collection->graph(records.target).name;
+  if (records.collection->size() > 1) return holds_another(*records.collection, target) ? c.space : "";
+  return caches_beside(c, records.layout, target);
 }
 
 std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collection& records,
@@ -172,7 +214,7 @@ void run(const TuneCommand& c) {
   TuneCommand command = c;  // with bo's prior and the batch resolved, as it runs and reports
   if (command.batch == 0) command.batch = tune::default_batch(c.strategy);
   if (is_bayesian(c.strategy))
-    command.pretrained = bo_prior(c, !records.layout.empty(), collection.size());
+    command.pretrained = bo_prior(c, records);
   std::unique_ptr<tune::Strategy> strategy =
       make_strategy(command, collection, records.target, space);
   std::unique_ptr<tune::Measurer> measurer;
@@ -260,8 +302,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--pretrained", c->pretrained,
                   "bo: Kernel Tuner cache or folder of the same kernel on other devices (a prior; "
-                  "the target's own graph is left out; default: --space's other caches, where it "
-                  "holds some; none: no prior); neural: a run folder (model.pt) or model file");
+                  "the target's own graph is left out; default: the other caches of --space, or "
+                  "beside it, of the same parameters; none: no prior); neural: a run folder "
+                  "(model.pt) or model file");
   sub->add_option("--devices", c->devices,
                   "A device table (JSON, as src/data/devices.json) adding to or replacing the "
                   "built-in devices: the caches' device columns and bo's prior");

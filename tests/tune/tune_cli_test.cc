@@ -197,6 +197,36 @@ TEST_F(TuneCli, ModelTakesTheOtherCachesOfItsSpaceAsItsPrior) {
     random_starts_at_optimum += b["seeds"][s]["curve"][0] == 10.0;
   }
   EXPECT_LT(random_starts_at_optimum, 8);
+  // One cache as --space: the caches beside it of the same parameters are the prior, the same
+  // campaigns as from the folder.
+  const std::string file_options =
+      " --strategy model --budget 4 --batch 2 --initial 2 --seeds 8 --json";
+  const Outcome from_file = run("--space " + (folder / "a4000.json").string() + file_options);
+  ASSERT_EQ(WEXITSTATUS(from_file.status), 0) << from_file.err;
+  const nlohmann::json f = nlohmann::json::parse(from_file.out);
+  EXPECT_EQ(f["settings"]["pretrained"].get<std::string>(), folder.string());
+  EXPECT_EQ(f["seeds"], a["seeds"]);
+  // Beside a cache of other parameters: a warning line and no prior.
+  nlohmann::json other = nlohmann::json::parse(slurp(cache_));
+  other["device_name"] = "NVIDIA A100-PCIE-40GB";
+  other["tune_params_keys"] = {"x"};
+  other["cache"] = nlohmann::json::object();
+  for (int x : {1, 2, 4, 8}) other["cache"][std::to_string(x)] = {{"x", x}, {"time", 10.0 + x}};
+  const fs::path lone = dir_ / "lone";
+  fs::create_directories(lone);
+  fs::copy_file(cache_, lone / "a4000.json");
+  write_file_atomically((lone / "x_only.json").string(), other.dump());
+  const Outcome beside_other = run("--space " + (lone / "a4000.json").string() + file_options);
+  ASSERT_EQ(WEXITSTATUS(beside_other.status), 0) << beside_other.err;
+  EXPECT_EQ(nlohmann::json::parse(beside_other.out)["settings"]["pretrained"].get<std::string>(), "");
+  EXPECT_NE(beside_other.err.find("warning: no prior from " + lone.string()), std::string::npos)
+      << beside_other.err;
+  // Beside a copy of itself only: nothing to learn from, no prior and no error.
+  fs::remove(lone / "x_only.json");
+  fs::copy_file(cache_, lone / "a4000-copy.json");
+  const Outcome beside_copy = run("--space " + (lone / "a4000.json").string() + file_options);
+  ASSERT_EQ(WEXITSTATUS(beside_copy.status), 0) << beside_copy.err;
+  EXPECT_EQ(nlohmann::json::parse(beside_copy.out)["settings"]["pretrained"].get<std::string>(), "");
 }
 
 TEST_F(TuneCli, MeasuresWithACommand) {
