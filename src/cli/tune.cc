@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
@@ -55,9 +56,6 @@ data::LoadOptions device_load_options(const TuneCommand& c) {
 
 bool is_bayesian(const std::string& strategy) { return strategy == "bo" || strategy == "model"; }
 
-// The folder of --space when --space is one Kernel Tuner cache and other caches of the same
-// parameters lie beside it (as the Python strategy's caches_at_hand); "" otherwise. A folder
-// that does not read as one kernel's caches gives a warning line and no prior.
 // Whether records hold a graph other than the one called target (a copy of the target's own
 // cache is the target).
 bool holds_another(const data::Collection& records, const std::string& target) {
@@ -67,11 +65,22 @@ bool holds_another(const data::Collection& records, const std::string& target) {
   return false;
 }
 
-std::string caches_beside(const TuneCommand& c, const std::vector<io::KernelTunerParameter>& layout,
-                          const std::string& target) {
+// bo's prior: its source as tune.json reports it ("" : none) and, where they are already open,
+// its records (--space's own, or the caches beside it), so that no cache is read twice.
+struct BoPrior {
+  std::string path;
+  std::optional<tune::TuneRecords> beside;  // the caches beside a one-cache --space
+  bool from_space = false;                  // --space's own records
+};
+
+// The caches beside --space when --space is one Kernel Tuner cache and other caches of the same
+// parameters lie beside it (as the Python strategy's caches_at_hand); none otherwise. A folder
+// that does not read as one kernel's caches gives a warning line and no prior.
+BoPrior caches_beside(const TuneCommand& c, const std::vector<io::KernelTunerParameter>& layout,
+                      const std::string& target) {
   namespace fs = std::filesystem;
   std::error_code error;
-  if (!fs::is_regular_file(c.space, error)) return "";
+  if (!fs::is_regular_file(c.space, error)) return {};
   const fs::path parent = fs::path(c.space).parent_path();
   const std::string folder = parent.empty() ? "." : parent.string();
   bool others = false;
@@ -80,35 +89,51 @@ std::string caches_beside(const TuneCommand& c, const std::vector<io::KernelTune
         !fs::equivalent(entry.path(), c.space, error))
       others = true;
   }
-  if (!others) return "";
+  if (!others) return {};
   try {
-    const tune::TuneRecords beside = tune::open_tune_source(folder, c.split, device_load_options(c));
+    tune::TuneRecords beside = tune::open_tune_source(folder, c.split, device_load_options(c));
     bool same = beside.layout.size() == layout.size();
     for (size_t k = 0; same && k < layout.size(); ++k) same = beside.layout[k].name == layout[k].name;
-    if (same) return holds_another(*beside.collection, target) ? folder : "";
+    if (same) {
+      if (!holds_another(*beside.collection, target)) return {};
+      BoPrior prior;
+      prior.path = folder;
+      prior.beside = std::move(beside);
+      return prior;
+    }
     std::fprintf(stderr, "graphcost: warning: no prior from %s: its caches are not all of %s's "
                  "parameters (give --pretrained)\n", folder.c_str(), c.space.c_str());
   } catch (const Error& e) {
     std::fprintf(stderr, "graphcost: warning: no prior from %s: %s\n", folder.c_str(), e.what());
   }
-  return "";
+  return {};
 }
 
 // Where bo's prior comes from: --pretrained, or by default the other Kernel Tuner caches at
 // hand: those of --space itself where it is a folder of several, or those beside it where it
 // is one cache (other devices of the kernel; the target is always left out). The harness of
 // docs/tune.md, "Against Kernel Tuner's strategies", found the prior ahead on its aggregate.
-// "none" turns it off; "" is no prior.
-std::string bo_prior(const TuneCommand& c, const tune::TuneRecords& records) {
-  if (c.pretrained == "none") return "";
-  if (!c.pretrained.empty() || records.layout.empty()) return c.pretrained;
+// "none" turns it off.
+BoPrior bo_prior(const TuneCommand& c, const tune::TuneRecords& records) {
+  BoPrior prior;
+  if (c.pretrained == "none") return prior;
+  if (!c.pretrained.empty() || records.layout.empty()) {
+    prior.path = c.pretrained;
+    return prior;
+  }
   const std::string& target = records.collection->graph(records.target).name;
-  if (records.collection->size() > 1) return holds_another(*records.collection, target) ? c.space : "";
-  return caches_beside(c, records.layout, target);
+  if (records.collection->size() == 1) return caches_beside(c, records.layout, target);
+  if (holds_another(*records.collection, target)) {
+    prior.path = c.space;
+    prior.from_space = true;
+  }
+  return prior;
 }
 
+// prior_records: bo's prior source already open (c.pretrained names it), or nullptr.
 std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collection& records,
-                                              int64_t target, const tune::SearchSpace& space) {
+                                              int64_t target, const tune::SearchSpace& space,
+                                              const tune::TuneRecords* prior_records) {
   if (c.strategy == "neural") {
     if (c.initial >= 0) c.model.initial = c.initial;
     c.model.pretrained = c.pretrained;
@@ -125,7 +150,9 @@ std::unique_ptr<tune::Strategy> make_strategy(TuneCommand c, const data::Collect
     // devices' properties train a prior for the target.
     const data::DeviceTable table = data::DeviceTable::with_file(c.devices);
     const std::vector<tune::PriorSpace> sources =
-        tune::load_prior_spaces(c.pretrained, c.split, space.name, table);
+        prior_records != nullptr
+            ? tune::load_prior_spaces(*prior_records, c.pretrained, space.name, table)
+            : tune::load_prior_spaces(c.pretrained, c.split, space.name, table);
     const data::DeviceProperties* device = table.find(space.name);
     if (device == nullptr) {
       std::fprintf(stderr,
@@ -213,10 +240,15 @@ void run(const TuneCommand& c) {
       collection.graph(records.target).name, collection.configs(records.target), records.layout);
   TuneCommand command = c;  // with bo's prior and the batch resolved, as it runs and reports
   if (command.batch == 0) command.batch = tune::default_batch(c.strategy);
-  if (is_bayesian(c.strategy))
-    command.pretrained = bo_prior(c, records);
+  BoPrior prior;
+  if (is_bayesian(c.strategy)) {
+    prior = bo_prior(c, records);
+    command.pretrained = prior.path;
+  }
+  const tune::TuneRecords* prior_records =
+      prior.from_space ? &records : prior.beside ? &*prior.beside : nullptr;
   std::unique_ptr<tune::Strategy> strategy =
-      make_strategy(command, collection, records.target, space);
+      make_strategy(command, collection, records.target, space, prior_records);
   std::unique_ptr<tune::Measurer> measurer;
   if (c.measure.empty()) {
     measurer = std::make_unique<tune::RecordedMeasurer>(space);

@@ -10,7 +10,12 @@ namespace graphcost::tune {
 std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::string& split,
                                           const std::string& exclude_graph,
                                           const data::DeviceTable& table) {
-  TuneRecords records = open_tune_source(path, split);
+  return load_prior_spaces(open_tune_source(path, split), path, exclude_graph, table);
+}
+
+std::vector<PriorSpace> load_prior_spaces(const TuneRecords& records, const std::string& path,
+                                          const std::string& exclude_graph,
+                                          const data::DeviceTable& table) {
   std::vector<PriorSpace> out;
   for (int64_t g = 0; g < records.collection->size(); ++g) {
     const std::string& name = records.collection->graph(g).name;

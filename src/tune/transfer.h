@@ -25,6 +25,10 @@ struct PriorSpace {
 std::vector<PriorSpace> load_prior_spaces(const std::string& path, const std::string& split,
                                           const std::string& exclude_graph,
                                           const data::DeviceTable& table);
+// The same from records already open (read from `path`, named in errors).
+std::vector<PriorSpace> load_prior_spaces(const TuneRecords& records, const std::string& path,
+                                          const std::string& exclude_graph,
+                                          const data::DeviceTable& table);
 
 struct TransferPrior {
   std::vector<double> cost;                 // per target configuration, lower = faster
