@@ -127,16 +127,20 @@ std::vector<int64_t> BayesianStrategy::candidates(const SearchSpace& space, cons
       pool.push_back(j);
     }
   };
-  // Mutations: every unmeasured configuration one parameter away from a parent.
   const int64_t params = space.parameter_count();
+  // Whether configurations j and i differ in at most `limit` parameters.
+  auto within = [&](int64_t j, int64_t i, int64_t limit) {
+    const int32_t* a = space.config_levels(j);
+    const int32_t* b = space.config_levels(i);
+    int64_t differ = 0;
+    for (int64_t k = 0; k < params && differ <= limit; ++k) differ += a[k] != b[k];
+    return differ <= limit;
+  };
+  // Mutations: every unmeasured configuration one parameter away from a parent.
   for (int64_t j = 0; j < space.count; ++j) {
     if (taken[j]) continue;
-    const int32_t* levels = space.config_levels(j);
     for (const Measurement* parent : good) {
-      const int32_t* p = space.config_levels(parent->config);
-      int64_t differ = 0;
-      for (int64_t k = 0; k < params && differ <= 1; ++k) differ += levels[k] != p[k];
-      if (differ <= 1) {
+      if (within(j, parent->config, 1)) {
         add(j);
         break;
       }
@@ -145,13 +149,8 @@ std::vector<int64_t> BayesianStrategy::candidates(const SearchSpace& space, cons
   // The neighbourhood of the best measured configuration, wider than a mutation: a trust
   // region around the incumbent.
   if (options_.radius > 1 && !good.empty()) {
-    const int32_t* best = space.config_levels(good.front()->config);
     for (int64_t j = 0; j < space.count; ++j) {
-      if (taken[j]) continue;
-      const int32_t* levels = space.config_levels(j);
-      int64_t differ = 0;
-      for (int64_t k = 0; k < params && differ <= options_.radius; ++k) differ += levels[k] != best[k];
-      if (differ <= options_.radius) add(j);
+      if (!taken[j] && within(j, good.front()->config, options_.radius)) add(j);
     }
   }
   // Crossover: uniform crossover of two parents, mapped to the nearest unmeasured configuration.
