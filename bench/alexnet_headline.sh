@@ -28,16 +28,8 @@
 #   THREADS (0: all cores), QUICK=1 (a smoke test of the mechanics: 2 seeds, tiny runs; its
 #   numbers mean nothing).
 set -euo pipefail
-. "$(dirname "$0")/skip.sh"
-bin=${1:?usage: alexnet_headline.sh GRAPHCOST_BINARY [WORK_DIR]}
-work=${2:-$(mktemp -d)}
-here=$(cd "$(dirname "$0")" && pwd)
-file=${DATA:-$here/../../shared/data/tpugraphs/alexnet_layout_reduced.npz}
-[ -f "$file" ] || { bench_skip alexnet_headline "$file not present (set DATA)"; exit 0; }
-py=/usr/bin/python3
-"$py" -c "import scipy" 2> /dev/null || { bench_skip alexnet_headline "python3-scipy missing (t quantile)"; exit 0; }
-bin=$(realpath "$bin")
-file=$(realpath "$file")
+. "$(dirname "$0")/alexnet_inputs.sh"
+alexnet_inputs alexnet_headline "$@"
 threads=${THREADS:-0}
 c=layout:xla:default
 if [ "${QUICK:-0}" = 1 ]; then

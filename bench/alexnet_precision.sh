@@ -13,16 +13,8 @@
 #   the repository), SEEDS (5), ITERATIONS (1500). On a CPU without AVX512-BF16 the bf16 runs stop
 #   with graphcost's own error line.
 set -euo pipefail
-. "$(dirname "$0")/skip.sh"
-bin=${1:?usage: alexnet_precision.sh GRAPHCOST_BINARY [WORK_DIR]}
-work=${2:-$(mktemp -d)}
-here=$(cd "$(dirname "$0")" && pwd)
-file=${DATA:-$here/../../shared/data/tpugraphs/alexnet_layout_reduced.npz}
-[ -f "$file" ] || { bench_skip alexnet_precision "$file not present (set DATA)"; exit 0; }
-py=/usr/bin/python3
-"$py" -c "import scipy" 2> /dev/null || { bench_skip alexnet_precision "python3-scipy missing (t quantile)"; exit 0; }
-bin=$(realpath "$bin")
-file=$(realpath "$file")
+. "$(dirname "$0")/alexnet_inputs.sh"
+alexnet_inputs alexnet_precision "$@"
 seeds=${SEEDS:-5}
 iterations=${ITERATIONS:-1500}
 c=layout:xla:default
