@@ -109,13 +109,19 @@ class Space:
                 os.replace(f"{plain}.{os.getpid()}.tmp", plain)
 
 
+def gpu_milliseconds(record):
+    """What measuring a cache record cost on the GPU: its compile, verification and benchmark
+    milliseconds (0 for those it lacks)."""
+    return sum(float(record.get(k) or 0)
+               for k in ("compile_time", "verification_time", "benchmark_time"))
+
+
 class Recorder:
     """Patches Kernel Tuner's simulation runner and budget for the campaign under way: records
     each first-time measurement (its time, None when failed) and ends the campaign once one is
     within the stop target."""
 
     def __init__(self):
-        self.target = None
         self.reset(None)
 
     def reset(self, target):
@@ -145,8 +151,7 @@ class Recorder:
                 ok = "__error__" not in result and isinstance(t, (int, float)) and math.isfinite(t)
                 recorder.times.append(float(t) if ok else None)
                 recorder.clock.append(time.perf_counter() - recorder.started)
-                recorder.cost.append(sum(float(result.get(k) or 0) for k in
-                                         ("compile_time", "verification_time", "benchmark_time")))
+                recorder.cost.append(gpu_milliseconds(result))
                 if ok and t <= recorder.target:
                     recorder.stop = True
             return results
@@ -395,12 +400,10 @@ def cmd_report(args):
         with gzip.open(os.path.join(SHARED, kernel, device + ".json.gz"), "rt") as f:
             cache = json.load(f)["cache"]
         values = [r["time"] for r in cache.values() if isinstance(r["time"], (int, float))]
-
-        def seconds(r):
-            return sum(float(r.get(k) or 0) for k in
-                       ("compile_time", "verification_time", "benchmark_time")) / 1000.0
-        costs = ([seconds(r) for r in cache.values() if isinstance(r["time"], (int, float))],
-                 [seconds(r) for r in cache.values() if not isinstance(r["time"], (int, float))])
+        costs = ([gpu_milliseconds(r) / 1000 for r in cache.values()
+                  if isinstance(r["time"], (int, float))],
+                 [gpu_milliseconds(r) / 1000 for r in cache.values()
+                  if not isinstance(r["time"], (int, float))])
         method = Methodology(values, budget, costs)
         out.append(f"### {kernel} / {device} ({len(cache)} configurations, {len(values)} valid; "
                    f"score range {method.start}-{method.end} measurements)\n")
