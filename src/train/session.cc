@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <set>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -55,12 +56,40 @@ std::string options_every_rank_shares(const TrainOptions& options) {
 
 }  // namespace
 
+std::vector<std::vector<double>> distinct_config_values(const data::Collection& collection,
+                                                        int64_t most) {
+  const int64_t width = collection.config_width();
+  std::vector<std::set<float>> seen(width);
+  for (int64_t g = 0; g < collection.size(); ++g) {
+    const data::ConfigView configs = collection.configs(g);
+    for (int64_t j = 0; j < configs.count; ++j) {
+      const float* row = configs.tile_config(j);
+      for (int64_t c = 0; c < width; ++c) {
+        // A column past `most` is no longer collected: its set stays at most + 1.
+        if (static_cast<int64_t>(seen[c].size()) <= most) seen[c].insert(row[c]);
+      }
+    }
+  }
+  std::vector<std::vector<double>> values(width);
+  for (int64_t c = 0; c < width; ++c)
+    if (static_cast<int64_t>(seen[c].size()) <= most)
+      values[c].assign(seen[c].begin(), seen[c].end());
+  return values;
+}
+
 model::ModelOptions resolve_model_options(const model::ModelOptions& options,
                                           const data::Collection& collection) {
   model::ModelOptions resolved = options;
   resolved.kind = collection.id().kind;
   resolved.node_feature_width = collection.node_feature_width();
   resolved.config_width = collection.config_width();
+  if (resolved.config_one_hot > 0) {
+    check_data(resolved.kind == data::ConfigKind::Tile, "train", "--config-one-hot",
+               "applies to tile configurations; layout values are one-hot encoded already");
+    // Kept when given (a resumed run's, or a --config file's), so a model keeps its columns.
+    if (resolved.config_values.empty())
+      resolved.config_values = distinct_config_values(collection, resolved.config_one_hot);
+  }
   return resolved;
 }
 

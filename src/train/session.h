@@ -68,7 +68,13 @@ struct TrainResult {
   int64_t allreduce_bytes_per_step = 0;
 };
 
-// Fills the data-dependent model options (kind, feature widths) from a collection.
+// Per tile configuration column of the collection, its distinct values in increasing order, or
+// none where it has more than `most` (ModelOptions::config_values).
+std::vector<std::vector<double>> distinct_config_values(const data::Collection& collection,
+                                                        int64_t most);
+
+// Fills the data-dependent model options (kind, feature widths, config_values when
+// config_one_hot > 0) from a collection.
 model::ModelOptions resolve_model_options(const model::ModelOptions& options,
                                           const data::Collection& collection);
 

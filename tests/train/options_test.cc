@@ -62,6 +62,9 @@ TrainOptions changed_options() {
   m.opcode_embedding = 8;
   m.node_feature_dim = 9;
   m.config_embedding = 10;
+  m.config_one_hot = 5;
+  m.config_values.assign(24, {});  // one list per configuration column
+  m.config_values[0] = {1.0, 2.5};
   m.hidden = {16, 8};
   m.dropout = 0.375;
   m.activation = "gelu";
@@ -102,7 +105,8 @@ TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
   EXPECT_EQ(keys_of(j["model"]),
             (std::set<std::string>{
                 "kind", "node_feature_width", "config_width", "num_opcodes", "opcode_embedding",
-                "node_feature_dim", "config_embedding", "hidden", "dropout", "activation",
+                "node_feature_dim", "config_embedding", "config_one_hot", "config_values",
+                "hidden", "dropout", "activation",
                 "minus_one_padding", "shape_mod128", "random_walk_steps", "virtual_node",
                 "architecture", "head", "pairwise_references", "attention",
                 "attention_temperature", "graph_norm", "segment_nodes", "segment_partition"}));
@@ -270,7 +274,8 @@ TEST(TrainOptionsTable, FlagsAreTheJsonKeys) {
     EXPECT_EQ(first_flag(field.flags), flag_of_key(field.key));
     ++model_flags;
   }
-  EXPECT_EQ(model_flags, 17);  // all but kind, the two widths (data) and the segment fields (gst_*)
+  // all but kind, the two widths and config_values (data) and the segment fields (gst_*)
+  EXPECT_EQ(model_flags, 18);
 }
 
 }  // namespace

@@ -124,6 +124,62 @@ TEST(Trainer, LossDecreasesAndRunFilesAreWritten) {
   fs::remove_all(dir);
 }
 
+// Two one-node graphs with hand-set tile configurations (3 columns): the distinct values of each
+// column over both, in increasing order, and none for a column with more than `most`.
+TEST(ConfigOneHot, DistinctValuesOverEveryGraphOfTheCollection) {
+  std::vector<data::GraphRecord> records;
+  const std::vector<std::vector<float>> rows = {{4, 0, 1, 1, 1, 2, 4, 0, 3}, {16, 1, 5}};
+  for (size_t g = 0; g < rows.size(); ++g) {
+    data::GraphRecord r;
+    r.graph.name = "g" + std::to_string(g);
+    r.graph.num_nodes = 1;
+    r.graph.feature_width = 1;
+    r.graph.opcodes = {0};
+    r.graph.node_features = {1.0f};
+    r.graph.build_adjacency();
+    r.configs.kind = data::ConfigKind::Tile;
+    r.configs.width = 3;
+    r.configs.tile = rows[g];
+    r.configs.count = static_cast<int64_t>(rows[g].size()) / 3;
+    r.configs.runtimes.assign(r.configs.count, 1.0);
+    records.push_back(std::move(r));
+  }
+  data::CollectionId id;
+  id.kind = data::ConfigKind::Tile;
+  id.space = "xla";
+  const data::MemoryCollection c(id, "train", std::move(records));
+  using V = std::vector<std::vector<double>>;
+  EXPECT_EQ(distinct_config_values(c, 3), (V{{1, 4, 16}, {0, 1}, {}}));  // column 2: 1, 2, 3, 5
+  EXPECT_EQ(distinct_config_values(c, 4), (V{{1, 4, 16}, {0, 1}, {1, 2, 3, 5}}));
+  EXPECT_EQ(distinct_config_values(c, 1), (V{{}, {}, {}}));
+}
+
+// Training with config_one_hot stores the training data's values in the model, keeps them on
+// resume (resolving again over other data), and refuses layout data.
+TEST(ConfigOneHot, TrainingStoresTheValuesAndResumeKeepsThem) {
+  auto train_set = make_test_collection(data::ConfigKind::Tile, 3, 20, 1);
+  TrainOptions options = small_options();
+  options.validate_every = 0;
+  options.iterations = 20;
+  options.model.config_one_hot = 8;
+  const std::string dir = fresh_dir("one_hot");
+  clear_stop_request();
+  (void)train(options, *train_set, nullptr, dir, false);
+  const std::vector<double> eight = {0, 1, 2, 3, 4, 5, 6, 7};  // random.below(8) over 63 rows
+  model::Ranker loaded = model::load_model(dir + "/model.pt");
+  ASSERT_EQ(loaded->options().config_values.size(), 6u);
+  for (const std::vector<double>& values : loaded->options().config_values)
+    EXPECT_EQ(values, eight);
+  const model::ModelOptions resolved = loaded->options();
+  auto other = make_test_collection(data::ConfigKind::Tile, 1, 2, 9);  // fewer values
+  EXPECT_EQ(resolve_model_options(resolved, *other).config_values, resolved.config_values);
+  auto layout = make_test_collection(data::ConfigKind::Layout, 1, 4, 1);
+  model::ModelOptions on_layout;
+  on_layout.config_one_hot = 8;
+  EXPECT_THROW((void)resolve_model_options(on_layout, *layout), Error);
+  fs::remove_all(dir);
+}
+
 TEST(Trainer, AttentionValidatesAgainstAnchorsWhateverTheValidationBatch) {
   // Scored in slates, an attention model's validation scores would change with the batch that
   // groups them; scored against the same anchors they do not.

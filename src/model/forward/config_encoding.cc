@@ -34,9 +34,19 @@ torch::Tensor one_hot_layout(const torch::Tensor& values) {
 }
 
 torch::Tensor encode_configs(const torch::Tensor& c, data::ConfigKind kind,
-                             torch::nn::Linear& config_linear) {
+                             torch::nn::Linear& config_linear,
+                             const std::vector<torch::Tensor>& tile_values) {
   if (kind == data::ConfigKind::Tile) {
     torch::Tensor x = signed_log(c);
+    if (!tile_values.empty()) {
+      std::vector<torch::Tensor> parts = {x};
+      for (size_t j = 0; j < tile_values.size(); ++j) {
+        if (tile_values[j].numel() == 0) continue;
+        const torch::Tensor column = c.select(-1, static_cast<int64_t>(j)).unsqueeze(-1);
+        parts.push_back(column.eq(tile_values[j]).to(torch::kFloat));
+      }
+      x = torch::cat(parts, -1);
+    }
     return config_linear ? config_linear->forward(x) : x;
   }
   const int64_t s = c.size(0), nc = c.size(1);

@@ -8,6 +8,8 @@
 
 #include <torch/torch.h>
 
+#include <vector>
+
 #include "data/configs.h"
 
 namespace graphcost::model {
@@ -23,7 +25,10 @@ torch::Tensor one_hot_layout(const torch::Tensor& values);
 // A slate's configurations [S, Cc] (tile) or [S, nc, Cc] (layout, float32 values) -> the model's
 // configuration input: tile [S, Cc'], layout [S, nc, Cc' + 1]. config_linear may be empty (no
 // embedding). A layout value outside [-1, 5] is an Error naming the configuration features.
+// tile_values: per tile column, the values given one-hot columns after the signed logs
+// (ModelOptions::config_values; empty: none); a value not among them has zeros there.
 torch::Tensor encode_configs(const torch::Tensor& configs, data::ConfigKind kind,
-                             torch::nn::Linear& config_linear);
+                             torch::nn::Linear& config_linear,
+                             const std::vector<torch::Tensor>& tile_values = {});
 
 }  // namespace graphcost::model

@@ -31,6 +31,8 @@ torch::Tensor in_chunks(const Slate& slate, int64_t chunk, F&& f) {
 
 RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
   check_model_options(options_);
+  for (const std::vector<double>& values : options_.config_values)
+    tile_values_.push_back(torch::tensor(std::vector<float>(values.begin(), values.end())));
   const bool sage = options_.architecture == "sage";
   const GraphFeatureOptions features = graph_feature_options(options_);
   const int64_t node_width = options_.node_feature_width + extra_feature_width(features);
@@ -43,9 +45,9 @@ RankerImpl::RankerImpl(const ModelOptions& options) : options_(options) {
                                    torch::nn::Linear(node_width, options_.node_feature_dim));
   }
   if (options_.config_embedding > 0) {
-    const int64_t raw =
-        options_.kind == data::ConfigKind::Tile ? options_.config_width
-                                                 : options_.config_width * data::kLayoutValues;
+    const int64_t raw = options_.kind == data::ConfigKind::Tile
+                            ? tile_encoded_width(options_)
+                            : options_.config_width * data::kLayoutValues;
     config_linear_ =
         register_module("config_linear", torch::nn::Linear(raw, options_.config_embedding));
   }
@@ -130,7 +132,7 @@ const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
 }
 
 torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
-  return model::encode_configs(slate.config_features, options_.kind, config_linear_);
+  return model::encode_configs(slate.config_features, options_.kind, config_linear_, tile_values_);
 }
 
 torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {

@@ -132,6 +132,7 @@ class RankerImpl : public torch::nn::Module {
   torch::nn::Embedding opcode_embedding_{nullptr};
   torch::nn::Linear node_linear_{nullptr};
   torch::nn::Linear config_linear_{nullptr};  // only when options.config_embedding > 0
+  std::vector<torch::Tensor> tile_values_;    // options.config_values, one tensor per column
   std::vector<torch::nn::Linear> layers_;
   torch::nn::Linear head_{nullptr};        // per-node head (per_node_head())
   torch::nn::Linear score_head_{nullptr};  // embedding -> score (otherwise, head "score")

@@ -1,6 +1,7 @@
 // ModelOptions' field table, and the configuration input width the options imply.
 #include "model/options/model_options.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -23,6 +24,23 @@ void set_kind(const nlohmann::json& value, M& o) {
   o.kind = kind == "tile" ? data::ConfigKind::Tile : data::ConfigKind::Layout;
 }
 
+nlohmann::json get_config_values(const M& o) { return o.config_values; }
+void set_config_values(const nlohmann::json& value, M& o) {
+  const std::string expected = "expected an array of arrays of numbers";
+  check_data(value.is_array(), kModelOptionsWhere, "config_values", expected);
+  std::vector<std::vector<double>> columns;
+  for (const nlohmann::json& column : value) {
+    check_data(column.is_array(), kModelOptionsWhere, "config_values", expected);
+    std::vector<double> values;
+    for (const nlohmann::json& v : column) {
+      check_data(v.is_number(), kModelOptionsWhere, "config_values", expected);
+      values.push_back(v.get<double>());
+    }
+    columns.push_back(std::move(values));
+  }
+  o.config_values = std::move(columns);
+}
+
 std::string positive(int64_t value) { return value > 0 ? "" : "must be positive"; }
 
 const OptionField<M> kFields[] = {
@@ -41,6 +59,23 @@ const OptionField<M> kFields[] = {
     {"config_embedding", "--config-embedding", &M::config_embedding,
      "Configuration embedding width (0: raw features)",
      [](const M& o) { return std::string(o.config_embedding >= 0 ? "" : "must be >= 0"); }},
+    {"config_one_hot", "--config-one-hot", &M::config_one_hot,
+     "Tile: one-hot each configuration column with at most this many distinct training values, "
+     "besides its value (0: off)",
+     [](const M& o) { return std::string(o.config_one_hot >= 0 ? "" : "must be >= 0"); }},
+    {"config_values", "", OptionAccessor<M>{get_config_values, set_config_values},
+     "Per tile configuration column, the values one-hot encoded (from the data)",
+     [](const M& o) {
+       if (o.config_values.empty()) return std::string();
+       if (static_cast<int64_t>(o.config_values.size()) != o.config_width)
+         return "has " + std::to_string(o.config_values.size()) + " columns, config_width is " +
+                std::to_string(o.config_width);
+       for (const std::vector<double>& values : o.config_values)
+         if (!std::is_sorted(values.begin(), values.end()) ||
+             std::adjacent_find(values.begin(), values.end()) != values.end())
+           return std::string("each column's values must be increasing");
+       return std::string();
+     }},
     {"hidden", "--hidden", &M::hidden, "GraphSAGE layer widths",
      [](const M& o) {
        if (o.hidden.empty()) return std::string("needs at least one layer");
@@ -123,9 +158,16 @@ void check_model_options(const ModelOptions& options) {
   check_option_fields(model_option_fields(), options, kModelOptionsWhere);
 }
 
+int64_t tile_encoded_width(const ModelOptions& options) {
+  int64_t width = options.config_width;
+  for (const std::vector<double>& values : options.config_values)
+    width += static_cast<int64_t>(values.size());
+  return width;
+}
+
 int64_t config_input_width(const ModelOptions& options) {
   if (options.kind == data::ConfigKind::Tile) {
-    return options.config_embedding > 0 ? options.config_embedding : options.config_width;
+    return options.config_embedding > 0 ? options.config_embedding : tile_encoded_width(options);
   }
   const int64_t values = options.config_embedding > 0 ? options.config_embedding
                                                       : options.config_width * data::kLayoutValues;

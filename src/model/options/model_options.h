@@ -25,6 +25,15 @@ struct ModelOptions {
   int64_t opcode_embedding = 12;
   int64_t node_feature_dim = 20;  // linear compression of the node features
   int64_t config_embedding = 0;   // 0: raw config features fused directly
+  // Tile: a configuration column with at most config_one_hot distinct values in the training
+  // data is also given one-hot columns over those values (0: off). Tabular records such as
+  // Kernel Tuner's are parameters with a few values each, whose effects a signed log of the
+  // value alone leaves an MLP to untangle (docs/kernel-tuner.md).
+  int64_t config_one_hot = 0;
+  // From the data (train::resolve_model_options), when config_one_hot > 0: per configuration
+  // column, its distinct training values in increasing order, or none where it has more than
+  // config_one_hot. Empty: not one-hot encoded.
+  std::vector<std::vector<double>> config_values;
   // GraphSAGE output widths, one per layer (268,109 parameters for layout:xla with the defaults).
   std::vector<int64_t> hidden = {146, 146, 146, 146};
   double dropout = 0.0;                   // after every layer; shared by a slate at unreached nodes
@@ -63,8 +72,12 @@ void check_model_options(const ModelOptions& options);
 // Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
 // so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"
 // column is 1 at the configurable nodes and 0 elsewhere. Tile values pass through sign(x) *
-// log(1 + |x|). Width of one node's configuration input for these options:
+// log(1 + |x|), followed by the one-hot columns of config_values. Width of one node's
+// configuration input for these options:
 int64_t config_input_width(const ModelOptions& options);
+// Columns a tile configuration has before the optional config_embedding: config_width plus one
+// per value in config_values.
+int64_t tile_encoded_width(const ModelOptions& options);
 
 void to_json(nlohmann::json& j, const ModelOptions& options);
 // Reads the keys present over the current values; an unknown key or a wrong type is an Error

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "../gradient_testing.h"
@@ -234,6 +235,55 @@ TEST_F(RankerTest, TileConfigurationReachesEveryNode) {
   slate.graph = &lonely_tensors;
   torch::Tensor lonely_scores = model->forward(slate);
   EXPECT_NE(lonely_scores[0].item<float>(), lonely_scores[1].item<float>());
+}
+
+// config_one_hot: each listed value of a tile column gets a column of its own after the signed
+// logs; a value not in the list (7 in column 0) has zeros there; a column without values (2)
+// only its signed log.
+TEST_F(RankerTest, TileValuesGetOneHotColumnsAfterTheirSignedLogs) {
+  ModelOptions o = small_options(data::ConfigKind::Tile);
+  o.config_one_hot = 3;
+  o.config_values = {{1.0, 4.0, 16.0}, {0.0, 1.0}, {}};
+  ASSERT_EQ(tile_encoded_width(o), 3 + 3 + 2);
+  ASSERT_EQ(config_input_width(o), 8);
+  Ranker model(o);
+  Slate slate;
+  slate.graph = &tensors;
+  slate.config_features = torch::tensor({{4.0f, 1.0f, 300.0f}, {7.0f, 0.0f, 3.0f}});
+  const torch::Tensor encoded = model->encode_configs(slate);
+  const float l4 = std::log1p(4.0f), l300 = std::log1p(300.0f), l7 = std::log1p(7.0f),
+              l3 = std::log1p(3.0f), l1 = std::log1p(1.0f);
+  const torch::Tensor expected = torch::tensor(
+      {{l4, l1, l300, 0.0f, 1.0f, 0.0f, 0.0f, 1.0f}, {l7, 0.0f, l3, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f}});
+  EXPECT_TRUE(torch::allclose(encoded, expected, 0, 1e-6)) << encoded;
+  const torch::Tensor scores = model->forward(slate);
+  EXPECT_TRUE(torch::allclose(scores, model->forward_dense(slate), 1e-4, 1e-5));
+  // The values travel with the model.
+  const std::string path = ::testing::TempDir() + "one_hot_" + std::to_string(getpid()) + ".pt";
+  save_model(model, path);
+  Ranker loaded = load_model(path);
+  EXPECT_EQ(loaded->options().config_values, o.config_values);
+  EXPECT_TRUE(torch::equal(scores, loaded->forward(slate)));
+  std::remove(path.c_str());
+}
+
+TEST(ModelOptions, ConfigValuesMustMatchTheColumns) {
+  ModelOptions o = testing::small_model_options(data::ConfigKind::Tile);
+  o.config_values = {{1.0}, {2.0}};  // config_width is 3
+  try {
+    check_model_options(o);
+    FAIL() << "two columns of values accepted for three columns";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.key(), "config_values");
+  }
+  o.config_values = {{2.0, 1.0}, {}, {}};
+  EXPECT_THROW(check_model_options(o), Error);
+  o.config_values = {{1.0, 2.0}, {}, {}};
+  EXPECT_NO_THROW(check_model_options(o));
+  o.config_one_hot = -1;
+  EXPECT_THROW(check_model_options(o), Error);
+  nlohmann::json not_numbers = {{"config_values", {{"a"}}}};
+  EXPECT_THROW((void)not_numbers.get<ModelOptions>(), Error);
 }
 
 TEST_F(RankerTest, EmptyGraphAndEmptySlate) {
