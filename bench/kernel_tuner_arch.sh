@@ -29,7 +29,7 @@ for spec in "${variants[@]}"; do
   for held in A100 A4000 A6000 W6600; do
     run="$work/$name/$held"
     rm -rf "$run"  # train refuses to write over an earlier run
-    "$bin" train --data "$data" --collection tile:xla --valid-split "" --out "$run" \
+    "$bin" train --model gnn --data "$data" --collection tile:xla --valid-split "" --out "$run" \
       --iterations "$iterations" --graphs-per-batch 3 --slate-size 32 --seed 1 --threads 1 \
       --exclude "$held" "${flags[@]}" > /dev/null 2>&1
     table=$("$bin" eval --model "$run" --data "$data" --split train --threads 1 --json 2>/dev/null)

@@ -60,7 +60,7 @@ for kernel_dir in "$root"/*/; do
       extra=()
       [ "$variant" = mlp ] && extra=(--architecture mlp)
       [ "$variant" = pairwise ] && extra=(--head pairwise)
-      "$bin" train "${common[@]}" "${extra[@]}" --valid-split "" --iterations "$iterations" \
+      "$bin" train --model gnn "${common[@]}" "${extra[@]}" --valid-split "" --iterations "$iterations" \
         --graphs-per-batch 3 --slate-size 32 --loss listmle --seed 0 --out "$fold/$variant" > /dev/null 2>&1
       metrics=$("$bin" eval --model "$fold/$variant" --data "$kernel_dir" --threads "${THREADS:-1}" --json 2>/dev/null | graph_metrics "$name")
       printf '%s\t%s\t%s\t%s\n' "$kernel" "$device" "$variant" "$metrics" | tr ' ' '\t' >> "$results"

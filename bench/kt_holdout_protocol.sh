@@ -4,7 +4,7 @@
 #   1. selection, on the three training devices only: each candidate setting is trained on two of
 #      them and scored on the third, for each of the three choices of the third (inner
 #      leave-one-device-out, seed 0); the setting with the best mean inner tau is chosen, per
-#      method: XGBoost (XGB_CANDIDATES) and the default neural model (NEURAL_ITERATIONS);
+#      method: XGBoost (XGB_CANDIDATES) and the neural model (NEURAL_CANDIDATES);
 #   2. test, once: the chosen settings trained on all three training devices for SEEDS seeds
 #      (default 5) and scored on D.
 # Baseline: ranking D's configurations by another device's measured times, the mean over the
@@ -13,8 +13,8 @@
 # devices, as mean ± sd over seeds, and the tau difference from the baseline paired by seed with
 # its 95% t interval. Prints `figure:` lines and a Markdown table.
 # usage: bench/kt_holdout_protocol.sh GRAPHCOST_BINARY [WORK_DIR]
-# environment: SEEDS (5), XGB_CANDIDATES ("name:rounds:depth:eta ..."), NEURAL_ITERATIONS
-#   ("300 1000"), KERNELS (every folder under ../shared/data/kernel_tuner), THREADS (1), QUICK=1
+# environment: SEEDS (5), XGB_CANDIDATES ("name:rounds:depth:eta ..."), NEURAL_CANDIDATES
+#   ("name:flag,flag,... ...": train's flags, comma-separated, e.g. "i300:--iterations,300"), KERNELS (every folder under ../shared/data/kernel_tuner), THREADS (1), QUICK=1
 #   (a smoke test of the mechanics: 2 seeds, tiny runs; its numbers mean nothing).
 # Interrupted, it resumes: rerun the same command with the same WORK_DIR; finished runs are kept
 # and only rescored (test.tsv is rebuilt).
@@ -31,12 +31,16 @@ threads=${THREADS:-1}
 if [ "${QUICK:-0}" = 1 ]; then
   seeds=${SEEDS:-2}
   xgb_candidates=${XGB_CANDIDATES:-"r10d6:10:6:0.3 r10d3:10:3:0.3"}
-  neural_candidates=${NEURAL_ITERATIONS:-"5 10"}
+  neural_candidates=${NEURAL_CANDIDATES:-"i5:--iterations,5 i10:--iterations,10,--config-one-hot,16"}
 else
   seeds=${SEEDS:-5}
   [ "$seeds" -ge 5 ] || { echo "kt_holdout_protocol: SEEDS must be at least 5 (QUICK=1 for a smoke test)" >&2; exit 1; }
   xgb_candidates=${XGB_CANDIDATES:-"r200d6:200:6:0.3 r500d4:500:4:0.1 r1000d3:1000:3:0.05"}
-  neural_candidates=${NEURAL_ITERATIONS:-"300 1000"}
+  # The MLP over one-hot parameter values (docs/kernel-tuner.md "The neural model on tabular
+  # records"), without and with dropout. The table before 7 Dec 2026 chose between
+  # "i300:--iterations,300,--graphs-per-batch,2,--slate-size,32" and the same at 1,000.
+  mlp="--architecture,mlp,--config-one-hot,16,--iterations,3000,--graphs-per-batch,2,--slate-size,256"
+  neural_candidates=${NEURAL_CANDIDATES:-"mlp3k:$mlp mlp3k-d0.3:$mlp,--dropout,0.3"}
 fi
 mkdir -p "$work"
 results="$work/test.tsv"
@@ -68,9 +72,10 @@ fit() {
     run "$out.log" "$bin" xgb train "${common[@]}" --rounds "$rounds" --max-depth "$depth" --eta "$eta" \
       --subsample 0.8 --overwrite
   else
+    local flags
+    IFS=, read -ra flags <<< "${setting#*:}"
     rm -rf "$out"
-    run "$out.log" "$bin" train "${common[@]}" --valid-split "" --iterations "$setting" \
-      --graphs-per-batch 2 --slate-size 32 --loss listmle
+    run "$out.log" "$bin" train --model gnn "${common[@]}" --valid-split "" "${flags[@]}"
   fi
 }
 score() {  # RUN NAME -> "tau top1 top5" on that graph

@@ -59,7 +59,7 @@ for kernel in $kernels; do
           run="$work/pretrain-$tag"
           if [ ! -s "$run/model.pt" ]; then
             rm -rf "$run"
-            "$bin" train --data "$data/$kernel" --collection tile:xla --exclude "$graph" --valid-split "" \
+            "$bin" train --model gnn --data "$data/$kernel" --collection tile:xla --exclude "$graph" --valid-split "" \
               --out "$run" --iterations "$pretrain_iterations" --graphs-per-batch 3 --slate-size 64 \
               --loss listmle --hidden 64 64 --dropout 0.2 --lr 0.003 --threads 1 > /dev/null 2>&1
           fi

@@ -150,15 +150,18 @@ def train_defaults():
 
 
 def train(data=None, collection=None, out=None, *, resume=False, overwrite=False,
-          progress=None, **options):
+          progress=None, model="auto", **options):
     """Trains a model as `graphcost train` does and writes the run folder `out`.
 
+    model: "auto" (XGBoost on Kernel Tuner records, the neural model otherwise), "gnn" or
+    "xgboost" (XGBoost's defaults with the data options, seed and threads; no other option).
     options: any key of config.json (train_defaults() lists them with their defaults), model
     options either top-level (hidden=[64, 64]) or as model={...}. progress(iteration, total,
     metrics) is called after every iteration; metrics is the metrics.jsonl line written then
     (a dict) or None. Ctrl-C (or an exception from progress) stops after the current iteration
-    with a checkpoint, then is raised; resume=True continues the run. Returns a dict: iterations,
-    interrupted, last_loss, last_validation, data_wait_fraction, out.
+    with a checkpoint, then is raised; resume=True continues the run. Returns a dict: model
+    ("gnn" or "xgboost"), iterations (XGBoost: its rounds), interrupted, last_loss,
+    last_validation, data_wait_fraction, out.
     """
     if out is None:
         raise Error("train: out: no run folder given")
@@ -171,4 +174,4 @@ def train(data=None, collection=None, out=None, *, resume=False, overwrite=False
         text = _json.dumps(given)
     except TypeError as e:
         raise Error(f"train: options: {e}") from None
-    return _core._train(text, _os.fspath(out), resume, overwrite, progress)
+    return _core._train(text, _os.fspath(out), resume, overwrite, progress, model)

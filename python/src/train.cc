@@ -2,15 +2,16 @@
 // arguments become a JSON object read by train::from_json and checked by check_train_options,
 // the --config path), a progress callback, and Ctrl-C stopping with a checkpoint.
 #include <Python.h>
+#include <pybind11/stl.h>
 
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <pybind11/stl.h>
 
 #include "python/src/bindings.h"
 #include "run/run_folder.h"
 #include "train/interrupt.h"
 #include "train/session.h"
+#include "train/xgboost_run.h"
 
 namespace graphcost::python {
 
@@ -33,9 +34,48 @@ nlohmann::json nest_model_options(nlohmann::json given) {
   return out;
 }
 
+// An XGBoost run (model='xgboost', or 'auto' on Kernel Tuner records), as the CLI's train.
+py::dict xgboost_run(const nlohmann::json& given, const std::string& requested,
+                     const std::string& out, bool overwrite) {
+  train::XgboostRunRequest request;
+  train::from_json(given, request.options);
+  for (const auto& [key, value] : given.items()) {
+    if (key != "model") request.given.push_back(key);
+  }
+  if (given.contains("model"))
+    for (const auto& [key, value] : given["model"].items()) request.given.push_back(key);
+  request.collection_given = given.contains("collection");
+  request.requested = requested;
+  request.as_flags = false;
+  request.out = out;
+  request.overwrite = overwrite;
+  request.writer = "graphcost.train (Python)";
+  {
+    py::gil_scoped_release release;
+    train::run_xgboost(request);
+  }
+  py::dict d;
+  d["model"] = "xgboost";
+  d["iterations"] = train::xgboost_options(request.options).rounds;
+  d["interrupted"] = false;
+  d["last_loss"] = py::none();
+  d["last_validation"] = py::none();
+  d["data_wait_fraction"] = 0.0;
+  d["out"] = out;
+  return d;
+}
+
 py::dict train_run(const std::string& options_json, const std::string& out, bool resume,
-                   bool overwrite, const py::object& progress) {
+                   bool overwrite, const py::object& progress, const std::string& model) {
   const nlohmann::json given = nest_model_options(nlohmann::json::parse(options_json));
+  check_data(!resume || model != "xgboost", "train", "resume",
+             "an XGBoost run has no checkpoint to resume from (it trains in one go)");
+  if (!resume) {
+    train::TrainOptions named;
+    train::from_json(given, named);
+    if (train::choose_model(model, named.data, named.split, "model") == "xgboost")
+      return xgboost_run(given, model, out, overwrite);
+  }
   std::optional<py::error_already_set> raised;  // from the callback or Ctrl-C
   train::TrainResult result;
   {
@@ -90,6 +130,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
                              ? py::object(py::none())
                              : py::module_::import("json").attr("loads")(result.last_validation.dump());
   d["data_wait_fraction"] = result.data_wait_fraction;
+  d["model"] = "gnn";
   d["out"] = out;
   return d;
 }
@@ -98,7 +139,7 @@ py::dict train_run(const std::string& options_json, const std::string& out, bool
 
 void bind_train(py::module_& m) {
   m.def("_train", &train_run, py::arg("options_json"), py::arg("out"), py::arg("resume") = false,
-        py::arg("overwrite") = false, py::arg("progress") = py::none());
+        py::arg("overwrite") = false, py::arg("progress") = py::none(), py::arg("model") = "auto");
   m.def("_train_defaults", [] {
     return py::module_::import("json").attr("loads")(nlohmann::json(train::TrainOptions{}).dump());
   });

@@ -110,6 +110,14 @@ class OptionFlags {
     for (const auto& apply_one : appliers_) apply_one(root);
   }
 
+  // The JSON keys whose flags were given, in key order.
+  std::vector<std::string> given_keys() const {
+    std::vector<std::string> keys;
+    for (const auto& [key, option] : options_)
+      if (option->count() > 0) keys.push_back(key);
+    return keys;
+  }
+
   // The option bound for a JSON key (nullptr when none).
   CLI::Option* option(const std::string& key) const {
     const auto it = options_.find(key);

@@ -291,36 +291,48 @@ void run_study(StudyCommand& c) {
   check_data(!c.study.empty(), "study", "--study", "required (the study's name)");
   check_data(c.trials >= 1, "study", "--trials", "must be at least 1");
   check_data(c.workers >= 1, "study", "--workers", "must be at least 1");
-  // The base options: --config, then flags, as train reads them.
-  train::TrainOptions base_options;
+  // The base options: defaults, --config, then flags, as train reads them (tabular records
+  // start from defaults of their own, train::tabular_defaults, as train's do).
   json base_xgb = json::object();
-  if (!c.config.empty()) {
-    json j;
-    try {
-      j = json::parse(read_file(c.config));
-    } catch (const json::exception& e) {
-      throw Error(c.config, "", std::string("not valid JSON: ") + e.what());
+  auto base_from = [&](train::TrainOptions base_options) {
+    if (!c.config.empty()) {
+      json j;
+      try {
+        j = json::parse(read_file(c.config));
+      } catch (const json::exception& e) {
+        throw Error(c.config, "", std::string("not valid JSON: ") + e.what());
+      }
+      // A run's config.json (with its header) or plain options.
+      const bool has_header =
+          j.is_object() && (j.contains("model_type") || j.contains("format_version"));
+      const json options =
+          has_header
+              ? run::strip_run_header(
+                    j, c.model_type == "xgboost" ? run::ModelType::XGBoost : run::ModelType::Gnn,
+                    c.config)
+              : j;
+      if (c.model_type == "xgboost") {
+        // An XGBoost run's config.json: its data keys and its "xgboost" object.
+        base_xgb = options.value("xgboost", json::object());
+        json data_part = options;
+        data_part.erase("xgboost");
+        train::from_json(data_part, base_options);
+      } else {
+        train::from_json(options, base_options);
+      }
     }
-    // A run's config.json (with its header) or plain options.
-    const bool has_header = j.is_object() && (j.contains("model_type") || j.contains("format_version"));
-    const json options = has_header ? run::strip_run_header(j,
-                                                            c.model_type == "xgboost"
-                                                                ? run::ModelType::XGBoost
-                                                                : run::ModelType::Gnn,
-                                                            c.config)
-                                    : j;
-    if (c.model_type == "xgboost") {
-      // An XGBoost run's config.json: its data keys and its "xgboost" object.
-      base_xgb = options.value("xgboost", json::object());
-      json data_part = options;
-      data_part.erase("xgboost");
-      train::from_json(data_part, base_options);
-    } else {
-      train::from_json(options, base_options);
-    }
-  }
-  c.flags->apply(base_options);
+    c.flags->apply(base_options);
+    return base_options;
+  };
+  train::TrainOptions base_options = base_from(train::TrainOptions{});
   check_data(!base_options.data.empty(), "study", "--data", "no dataset path given");
+  if (c.model_type == "gnn" && io::is_kernel_tuner_source(base_options.data, base_options.split)) {
+    base_options = base_from(train::tabular_defaults());
+    std::fprintf(stderr,
+                 "study: Kernel Tuner records: the trials start from the defaults for tabular "
+                 "data (%s; docs/kernel-tuner.md); options given override them\n",
+                 train::tabular_defaults_text(true).c_str());
+  }
   if (c.config.empty() && c.collection_option != nullptr && c.collection_option->count() == 0)
     if (const auto named = data::collection_id_in_path(base_options.data))
       base_options.collection = named->str();

@@ -6,15 +6,19 @@
 #include "cli/commands.h"
 #include "cli/distributed.h"
 #include "cli/option_flags.h"
+#include "core/atomic_file.h"
+#include "core/error.h"
 #include "run/run_folder.h"
 #include "train/interrupt.h"
 #include "train/session.h"
+#include "train/xgboost_run.h"
 
 namespace graphcost::cli {
 
 namespace {
 
 struct TrainCommand {
+  std::string model = "auto";
   std::string out;
   std::string config;
   bool resume = false;
@@ -25,6 +29,41 @@ struct TrainCommand {
 };
 
 void run(const TrainCommand& command) {
+  {
+    // The model to fit: the data the options name decides `auto` (train::choose_model).
+    train::TrainOptions options;
+    command.flags->apply(options);
+    if (options.data.empty() && !command.config.empty()) {
+      train::TrainOptions in_config;
+      try {
+        train::from_json(nlohmann::json::parse(read_file(command.config)), in_config);
+      } catch (const std::exception&) {
+        // The session reports a bad --config file with its name.
+      }
+      options.data = in_config.data;
+      options.split = in_config.split;
+    }
+    check_data(!command.resume || command.model != "xgboost", "train", "--resume",
+               "an XGBoost run has no checkpoint to resume from (it trains in one go)");
+    const std::string model =
+        command.resume ? "gnn"
+                       : train::choose_model(command.model, options.data, options.split, "--model");
+    if (model == "xgboost") {
+      check_data(command.config.empty(), "train", "--config",
+                 "a neural model's options; XGBoost (--model " + command.model +
+                     ") takes the data options, --seed and --threads");
+      train::XgboostRunRequest request;
+      request.options = options;
+      request.given = command.flags->given_keys();
+      request.collection_given = command.collection_option->count() > 0;
+      request.requested = command.model;
+      request.out = command.out;
+      request.overwrite = command.overwrite;
+      request.writer = "graphcost train";
+      train::run_xgboost(request);
+      return;
+    }
+  }
   // Joined first, so that a bad launch fails before any data is read.
   const std::unique_ptr<dist::Group> group = dist::join(command.launch);
   const bool leader = group == nullptr || group->leader();
@@ -76,6 +115,12 @@ void add_train_command(CLI::App& app) {
   CLI::App* sub =
       app.add_subcommand("train", "Train a ranker on one collection; writes a run directory");
   auto command = std::make_shared<TrainCommand>();
+  sub->add_option("--model", command->model,
+                  "Model to fit: auto (XGBoost on Kernel Tuner records, the neural model "
+                  "otherwise; docs/kernel-tuner.md), gnn (the neural model) or xgboost (XGBoost's "
+                  "defaults; `graphcost xgb train` takes its options)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "gnn", "xgboost"}));
   command->flags = std::make_unique<OptionFlags<train::TrainOptions>>(sub);
   OptionFlags<train::TrainOptions>& flags = *command->flags;
   sub->add_option("--out", command->out,

@@ -25,25 +25,13 @@ struct XgbTrainCommand {
 };
 
 void run_xgb_train(const XgbTrainCommand& command) {
-  // One writer per run folder, from the check of its files to the last write.
-  const run::RunFolder folder(command.out);
-  const auto folder_lock = folder.lock("graphcost xgb train");
-  folder.check_new(command.overwrite, false);
   // Not named: a collection folder's own (npz/layout/xla/random), else the default.
   const auto named = data::collection_id_in_path(command.source.data);
   const data::CollectionId id = command.collection_option->count() == 0 && named
                                     ? *named
                                     : data::CollectionId::parse(command.source.collection);
-  const data::LoadOptions load = command.source.unpruned_load_options();
-  auto train_set = io::open_collection(command.source.data, id, command.source.split, load);
-  std::fprintf(stderr, "xgb: %s: %lld training graphs, %lld rounds\n", id.str().c_str(),
-               static_cast<long long>(train_set->size()),
-               static_cast<long long>(command.options.rounds));
-  const xgb::XgbRanker ranker = xgb::XgbRanker::train(*train_set, command.options);
-  // The folder exists: the lock made it.
-  if (command.overwrite) folder.remove_run_files();
-  xgb::write_run(folder, ranker, command.source, id);
-  std::fprintf(stderr, "xgb: model in %s\n", folder.xgboost_model_path().c_str());
+  xgb::train_run(command.source, id, command.options, command.out, command.overwrite,
+                 "graphcost xgb train", "xgb");
 }
 
 }  // namespace

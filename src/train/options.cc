@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "io/collection_readers.h"
 #include "run/run_config.h"
 
 namespace graphcost::train {
@@ -147,6 +148,64 @@ void from_json(const nlohmann::json& j, TrainOptions& o) {
     if (key == "world_size") continue;
     throw Error(kWhere, key, "unknown key");
   }
+}
+
+std::string choose_model(const std::string& requested, const std::string& data,
+                         const std::string& split, const std::string& option) {
+  check_data(requested == "auto" || requested == "gnn" || requested == "xgboost", "train", option,
+             "auto, gnn or xgboost, got '" + requested + "'");
+  if (requested != "auto") return requested;
+  return !data.empty() && io::is_kernel_tuner_source(data, split) ? "xgboost" : "gnn";
+}
+
+std::vector<std::string> keys_not_for_xgboost(const std::vector<std::string>& given) {
+  std::vector<std::string> refused;
+  for (const std::string& key : given) {
+    bool data_key = false;
+    for (const auto& field : data::data_option_fields()) data_key |= key == field.key;
+    if (!data_key && key != "seed" && key != "threads" && key != "valid_split" &&
+        key != "valid_data")
+      refused.push_back(key);
+  }
+  return refused;
+}
+
+xgb::XgbOptions xgboost_options(const TrainOptions& options) {
+  xgb::XgbOptions x;
+  x.seed = options.seed;
+  x.threads = options.threads;
+  return x;
+}
+
+TrainOptions tabular_defaults() {
+  TrainOptions o;
+  o.collection = "tile:xla";  // the reader's kind for such records
+  o.iterations = 3000;
+  o.graphs_per_batch = 2;
+  o.slate_size = 256;
+  o.model.architecture = "mlp";
+  o.model.config_one_hot = 16;
+  return o;
+}
+
+std::string tabular_defaults_text(bool as_flags) {
+  const nlohmann::json base = TrainOptions{}, tabular = tabular_defaults();
+  std::string text;
+  auto add = [&](const std::string& key, const nlohmann::json& value) {
+    std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    if (!as_flags && value.is_string()) shown = "'" + shown + "'";
+    text += (text.empty() ? "" : ", ") +
+            (as_flags ? flag_of_key(key) + " " + shown : key + "=" + shown);
+  };
+  for (const auto& [key, value] : tabular.items()) {
+    if (key == "model") {
+      for (const auto& [model_key, model_value] : value.items())
+        if (model_value != base["model"][model_key]) add(model_key, model_value);
+    } else if (value != base[key]) {
+      add(key, value);
+    }
+  }
+  return text;
 }
 
 void check_train_options(const TrainOptions& o) {

@@ -13,6 +13,7 @@
 #include "core/option_table.h"
 #include "data/data_options.h"
 #include "model/options/model_options.h"
+#include "xgb/options.h"
 
 namespace graphcost::train {
 
@@ -87,6 +88,30 @@ void from_json(const nlohmann::json& j, TrainOptions& options);
 void check_train_options(const TrainOptions& options);
 // Checks the Graph Segment Training fields alone (gst_*).
 void check_gst_options(const TrainOptions& options);
+
+// The defaults for tabular records (Kernel Tuner caches: one node, a configuration of a few
+// parameters with a few values each), which a new run on such data starts from instead of
+// TrainOptions{}: the MLP architecture over one-hot parameter values, longer training on larger
+// slates (docs/kernel-tuner.md, "The neural model on tabular records").
+TrainOptions tabular_defaults();
+// The options in which tabular_defaults() differs from TrainOptions{}, as a front-end names
+// them: "--architecture mlp, --config-one-hot 16, ..." (flags) or "architecture='mlp', ..."
+// (keyword arguments).
+std::string tabular_defaults_text(bool as_flags);
+
+// Which model a new run fits, "gnn" or "xgboost", for the `requested` one ("auto", "gnn" or
+// "xgboost"; anything else is an Error naming `option`): auto is XGBoost on Kernel Tuner
+// records, where it ranks a held-out device better than the neural model does
+// (docs/kernel-tuner.md), and the neural model on every other source.
+std::string choose_model(const std::string& requested, const std::string& data,
+                         const std::string& split, const std::string& option);
+// The options among `given` (config.json keys, model options by their own key) that an XGBoost
+// run started by `train` cannot take: everything but the data options, seed, threads and the
+// validation data (unused: XGBoost trains to its rounds).
+std::vector<std::string> keys_not_for_xgboost(const std::vector<std::string>& given);
+// The XGBoost options of such a run: XGBoost's defaults, with the training options' seed and
+// threads.
+xgb::XgbOptions xgboost_options(const TrainOptions& options);
 
 // The resume rule: which options `train --resume` may give otherwise than the run stored
 // (those marked may-change-on-resume in the tables: data, valid_data, iterations, threads,

@@ -1,10 +1,12 @@
 // The rules a session applies to what a front-end gives it (train/session.h): the resume rule,
 // the new-folder check, the collection a folder names, and the option checks.
 #include <algorithm>
+#include <cstdio>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
 #include "core/option_table.h"
+#include "io/collection_readers.h"
 #include "train/checkpoint.h"
 #include "train/session.h"
 
@@ -24,8 +26,9 @@ std::string key_of_flag(std::string flag) {
   return flag;
 }
 
-// A --config file's options; sets collection_named when it names the collection.
-TrainOptions read_config_file(const std::string& path, bool& collection_named) {
+// A --config file's options over `base`; sets collection_named when it names the collection.
+TrainOptions read_config_file(const std::string& path, bool& collection_named,
+                              const TrainOptions& base) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(read_file(path));
@@ -33,7 +36,7 @@ TrainOptions read_config_file(const std::string& path, bool& collection_named) {
     throw Error(path, "", std::string("not valid JSON: ") + e.what());
   }
   collection_named = j.is_object() && j.contains("collection");
-  TrainOptions options;
+  TrainOptions options = base;
   try {
     from_json(j, options);
   } catch (const Error& e) {
@@ -69,12 +72,28 @@ TrainOptions resolve_session_options(const SessionRequest& request, const run::R
                "the run keeps its stored options, but these were given otherwise: " + changed +
                    " (only " + free + " may change)");
   } else {
-    if (!request.config_file.empty()) {
-      bool in_config = false;
-      options = read_config_file(request.config_file, in_config);
-      collection_named = collection_named || in_config;
+    // Defaults, then the --config file, then the options given. Tabular records (Kernel Tuner
+    // caches) start from defaults of their own, which only the data the options name can tell.
+    auto resolve = [&](const TrainOptions& base) {
+      TrainOptions resolved = base;
+      if (!request.config_file.empty()) {
+        bool in_config = false;
+        resolved = read_config_file(request.config_file, in_config, base);
+        collection_named = collection_named || in_config;
+      }
+      if (request.apply_given) request.apply_given(resolved);
+      return resolved;
+    };
+    options = resolve(TrainOptions{});
+    if (given_data == nullptr && !options.data.empty() &&
+        io::is_kernel_tuner_source(options.data, options.split)) {
+      options = resolve(tabular_defaults());
+      if (leader)
+        std::fprintf(stderr,
+                     "train: Kernel Tuner records: the defaults for tabular data (%s; "
+                     "docs/kernel-tuner.md); options given override them\n",
+                     tabular_defaults_text(names == OptionNames::Flags).c_str());
     }
-    if (request.apply_given) request.apply_given(options);
   }
   if (given_data == nullptr)
     check_data(!options.data.empty(), "train", name("data"),

@@ -37,8 +37,10 @@ class KernelTunerDevicesCli : public ::testing::Test {
     write_device_cache(path("other/h100.json"), "NVIDIA H100 PCIe", 0.5, 7.0);
     auto [status, output] =
         run_graphcost("train --data " + path("train") +
-                      " --collection tile:xla --valid-split '' --iterations 3 --graphs-per-batch 2"
-                      " --slate-size 8 --hidden 8 8 --threads 1 --out " + path("run"))
+                      " --model gnn --collection tile:xla --valid-split '' --iterations 3"
+                      " --graphs-per-batch 2"
+                      " --slate-size 8 --hidden 8 8 --threads 1 --out " +
+                      path("run"))
             .pair();
     ASSERT_EQ(status, 0) << output;
   }
@@ -81,6 +83,70 @@ TEST_F(KernelTunerDevicesCli, EvalAndPredictScoreADeviceAbsentFromTheTrainingFol
   const double tau = table.at("kendall_tau").get<double>();
   EXPECT_GE(tau, -1.0);
   EXPECT_LE(tau, 1.0);
+}
+
+// Kernel Tuner caches are tabular records: `train` fits XGBoost unless told otherwise, and then
+// refuses a neural model's option with a line saying how to get the neural model.
+TEST_F(KernelTunerDevicesCli, TabularRecordsTrainXGBoostByDefault) {
+  auto xgb =
+      run_graphcost("train --data " + path("train") + " --threads 1 --out " + path("run_xgb"));
+  ASSERT_EQ(xgb.status, 0) << xgb.output;
+  EXPECT_NE(xgb.output.find("train: Kernel Tuner records: training XGBoost, which ranks a device "
+                            "held out of the training data better than the neural model does "
+                            "(docs/kernel-tuner.md); --model gnn for the neural model\n"),
+            std::string::npos)
+      << xgb.output;
+  EXPECT_TRUE(fs::exists(path("run_xgb/model.xgb")));
+  const nlohmann::json config = nlohmann::json::parse(read_file(path("run_xgb/config.json")));
+  EXPECT_EQ(config.at("collection"), "tile:xla");
+  auto eval = run_graphcost("eval --model " + path("run_xgb") + " --data " +
+                                path("other/a6000.json") + " --split '' --threads 1 --json",
+                            Streams::Stdout);
+  ASSERT_EQ(eval.status, 0) << eval.output;
+  EXPECT_EQ(nlohmann::json::parse(eval.output).at("graphs").at(0).at("name"),
+            "toy_NVIDIA_RTX_A6000");
+
+  auto neural_flag = run_graphcost("train --data " + path("train") + " --iterations 5 --out " +
+                                   path("run_refused"));
+  EXPECT_EQ(neural_flag.status, 1);
+  EXPECT_EQ(neural_flag.output,
+            "graphcost: error: train: --iterations: a neural model's option: Kernel Tuner records "
+            "train XGBoost by default; add --model gnn for the neural model, or use `graphcost "
+            "xgb train` for XGBoost's own options\n");
+  EXPECT_FALSE(fs::exists(path("run_refused")));
+}
+
+// With --model gnn, Kernel Tuner caches start from train::tabular_defaults (the MLP over
+// one-hot parameter values), and the options given override them.
+TEST_F(KernelTunerDevicesCli, TheNeuralModelStartsFromTabularDefaultsAndFlagsOverrideThem) {
+  const nlohmann::json config = nlohmann::json::parse(read_file(path("run/config.json")));
+  EXPECT_EQ(config.at("model").at("architecture"), "mlp");
+  EXPECT_EQ(config.at("model").at("config_one_hot"), 16);
+  // log2 of the block sizes 16..256, log2 of the unrolls 1, 2, 4
+  EXPECT_EQ(config.at("model").at("config_values"),
+            nlohmann::json::parse("[[4, 5, 6, 7, 8], [0, 1, 2]]"));
+  EXPECT_EQ(config.at("iterations"), 3);  // given
+  EXPECT_EQ(config.at("slate_size"), 8);  // given
+
+  auto given = run_graphcost("train --data " + path("train") +
+                             " --model gnn --valid-split '' --iterations 2"
+                             " --architecture sage --config-one-hot 0 --hidden 8 --threads 1"
+                             " --out " +
+                             path("run_sage"));
+  ASSERT_EQ(given.status, 0) << given.output;
+  EXPECT_NE(given.output.find(
+                "train: Kernel Tuner records: the defaults for tabular data (--collection "
+                "tile:xla, --graphs-per-batch 2, --iterations 3000, --architecture mlp, "
+                "--config-one-hot 16, --slate-size 256; docs/kernel-tuner.md); options given "
+                "override them\n"),
+            std::string::npos)
+      << given.output;
+  const nlohmann::json sage = nlohmann::json::parse(read_file(path("run_sage/config.json")));
+  EXPECT_EQ(sage.at("model").at("architecture"), "sage");
+  EXPECT_EQ(sage.at("model").at("config_one_hot"), 0);
+  EXPECT_TRUE(sage.at("model").at("config_values").empty());
+  EXPECT_EQ(sage.at("slate_size"), 256);  // not given: the tabular default
+  EXPECT_EQ(sage.at("graphs_per_batch"), 2);
 }
 
 TEST_F(KernelTunerDevicesCli, DeviceNameNamesACacheWithoutOne) {

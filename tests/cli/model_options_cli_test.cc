@@ -33,7 +33,7 @@ class ModelOptionsCli : public ::testing::Test {
     if (!out.empty()) std::filesystem::remove_all(out);
   }
   std::string common() const {
-    return "train --data " + data + " --collection tile:xla --valid-split '' --iterations 3 " +
+    return "train --model gnn --data " + data + " --collection tile:xla --valid-split '' --iterations 3 " +
            "--graphs-per-batch 2 --slate-size 8 --threads 1 --log-every 1 --out " + out;
   }
   std::string data, out;
@@ -52,9 +52,10 @@ TEST_F(ModelOptionsCli, MlpTrainsOnKernelTunerCaches) {
 }
 
 TEST_F(ModelOptionsCli, PairwiseHeadWithAttentionAndGraphNormTrain) {
+  // GraphNorm is a SAGE layer's: the architecture is given over the tabular default (mlp).
   auto [status, output] = run_graphcost(common() +
-                                        " --hidden 8 --head pairwise --attention"
-                                        " --graph-norm --attention-temperature 0.25");
+                                        " --architecture sage --hidden 8 --head pairwise"
+                                        " --attention --graph-norm --attention-temperature 0.25");
   ASSERT_EQ(status, 0) << output;
   const nlohmann::json model = read_json(out + "/config.json")["model"];
   EXPECT_EQ(model["head"], "pairwise");

@@ -160,6 +160,27 @@ def write_device_cache(path, device, speed, bend):
                                 "cache": cache}))
 
 
+def test_train_fits_xgboost_on_kernel_tuner_records_unless_told_otherwise(tmp_path):
+    # #37 item 4: as `graphcost train`, model="auto" fits XGBoost on Kernel Tuner caches; a
+    # neural model's option is refused with the way to the neural model.
+    (tmp_path / "train").mkdir()
+    write_device_cache(tmp_path / "train" / "a100.json", "NVIDIA A100-PCIE-40GB", 1.0, 5.0)
+    write_device_cache(tmp_path / "train" / "a4000.json", "NVIDIA RTX A4000", 2.0, 6.0)
+    result = graphcost.train(tmp_path / "train", out=tmp_path / "run", threads=THREADS)
+    assert result["model"] == "xgboost" and result["iterations"] == 200
+    assert (tmp_path / "run" / "model.xgb").exists()
+    assert graphcost.load(tmp_path / "run").score(graphcost.open(tmp_path / "train")[0]).shape == (15,)
+    with pytest.raises(graphcost.Error) as refused:
+        graphcost.train(tmp_path / "train", out=tmp_path / "refused", iterations=5)
+    assert str(refused.value) == (
+        "train: iterations: a neural model's option: Kernel Tuner records train XGBoost by "
+        "default; add model='gnn' for the neural model, or use `graphcost xgb train` for "
+        "XGBoost's own options")
+    neural = graphcost.train(tmp_path / "train", out=tmp_path / "gnn", model="gnn", iterations=2,
+                             hidden=[8], threads=THREADS)
+    assert neural["model"] == "gnn" and neural["iterations"] == 2
+
+
 def test_a_kernel_tuner_model_scores_a_device_absent_from_its_folder(tmp_path):
     # #37: trained on the A100 and the RTX A4000, the model scores an RTX A6000 cache read alone
     # (the device's columns from the device table) as predict and eval do.
@@ -170,8 +191,8 @@ def test_a_kernel_tuner_model_scores_a_device_absent_from_its_folder(tmp_path):
     write_device_cache(cache, "NVIDIA RTX A6000", 1.5, 5.5)
     write_device_cache(unnamed, "", 1.5, 5.5)
     run, scores_out = tmp_path / "run", tmp_path / "scores.json"
-    cli("train", "--data", tmp_path / "train", "--collection", "tile:xla", "--out", run,
-        "--valid-split", "", "--hidden", 8, 8, *TRAIN_FAST)
+    cli("train", "--data", tmp_path / "train", "--model", "gnn", "--collection", "tile:xla",
+        "--out", run, "--valid-split", "", "--hidden", 8, 8, *TRAIN_FAST)
     cli("predict", "--model", run, "--data", cache, "--split", "", "--out", tmp_path / "sub.csv",
         "--scores", scores_out, "--threads", THREADS)
     with open(scores_out) as f:

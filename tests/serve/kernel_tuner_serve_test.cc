@@ -40,9 +40,10 @@ TEST(KernelTunerServe, RanksACacheOfADeviceAbsentFromTheTrainingFolderAsPredictD
   const std::string run = (root / "run").string();
   std::string output;
   ASSERT_EQ(run_graphcost("train --data " + (root / "train").string() +
-                              " --collection tile:xla --valid-split '' --iterations 3"
+                              " --model gnn --collection tile:xla --valid-split '' --iterations 3"
                               " --graphs-per-batch 2 --slate-size 8 --hidden 8 8 --threads 1"
-                              " --out " + run,
+                              " --out " +
+                              run,
                           &output),
             0)
       << output;
