@@ -28,7 +28,7 @@ class EnsembleCli : public ::testing::Test {
                                                   dir_ + "/xgb");
     ASSERT_EQ(xgb_status, 0) << xgb_output;
     auto [nn_status, nn_output] = run_graphcost(
-        "train" + common + " --valid-split '' --iterations 3 --graphs-per-batch 2 --slate-size 8 " +
+        "train --model gnn" + common + " --valid-split '' --iterations 3 --graphs-per-batch 2 --slate-size 8 " +
         "--hidden 8 --dropout 0.3 --out " + dir_ + "/nn");
     ASSERT_EQ(nn_status, 0) << nn_output;
   }
