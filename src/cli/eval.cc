@@ -1,4 +1,5 @@
 // graphcost eval: per-graph and mean metrics of a trained run (or a baseline) on a split.
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "infer/scoring.h"
 #include "infer/threads.h"
 #include "io/collection_readers.h"
+#include "model/kernels/gemm_ledger.h"
 
 namespace graphcost::cli {
 
@@ -67,7 +69,13 @@ void run_eval(const EvalOptions& o) {
         o.run_dirs, *c);
   scorer.group = group.get();
   std::vector<std::vector<double>> spreads;
+  model::reset_gemm_tallies();
+  const auto scoring_start = std::chrono::steady_clock::now();
   std::vector<eval::GraphScores> scores = infer::score_collection(scorer, *c, o.max_configs, &spreads);
+  const double scoring_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - scoring_start).count();
+  if (!runs.empty() && (group == nullptr || group->leader()))
+    std::fprintf(stderr, "eval: scoring: %s\n", model::gemm_summary(scoring_seconds).c_str());
   for (const auto& s : scores) {
     if (s.measured.empty()) throw Error(o.source.data, s.name, "no runtimes to evaluate against (test split without answers?)");
   }

@@ -8,6 +8,7 @@
 #include "cli/option_flags.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "model/kernels/gemm_ledger.h"
 #include "run/run_folder.h"
 #include "train/interrupt.h"
 #include "train/session.h"
@@ -106,6 +107,7 @@ void run(const TrainCommand& command) {
                  static_cast<long long>(result.iterations), session.folder().model_path().c_str());
     std::fprintf(stderr, "train: %.1f%% of the time waiting for data\n",
                  100 * result.data_wait_fraction);
+    std::fprintf(stderr, "train: %s\n", model::gemm_summary(result.seconds).c_str());
   }
 }
 

@@ -13,6 +13,7 @@
 #include "dist/collectives.h"
 #include "io/collection_readers.h"
 #include "model/io/model_file.h"
+#include "model/kernels/gemm_ledger.h"
 #include "model/kernels/precision.h"
 #include "model/kernels/threads.h"
 #include "model/scoring/predict.h"
@@ -189,6 +190,7 @@ void Session::set_up(const SessionRequest& request) {
   // get its files, so a refused start leaves nothing behind.
   s.start_run_files();
   s.progress = std::make_unique<Progress>("train", s.options.iterations, "it");
+  model::reset_gemm_tallies();  // the run's products (gemm_ledger.h), validation's included
   s.run_start = s.interval_start = s.last_checkpoint = Clock::now();
   s.run_wait_start = s.interval_wait_start = s.sampler->wait_seconds();
   s.model->train();
@@ -410,6 +412,7 @@ TrainResult Session::finish() {
   result.iterations = s.iteration;
   result.interrupted = s.interrupted;
   const double run_seconds = seconds_since(s.run_start);
+  result.seconds = run_seconds;
   result.data_wait_fraction =
       run_seconds > 0
           ? std::min(1.0, (s.sampler->wait_seconds() - s.run_wait_start) / run_seconds)

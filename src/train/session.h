@@ -64,6 +64,7 @@ struct TrainResult {
   double last_loss = 0;            // mean loss of the last logged interval
   nlohmann::json last_validation;  // empty when no validation ran
   double data_wait_fraction = 0;   // share of the loop's time spent waiting for batches
+  double seconds = 0;              // the loop's wall-clock time, checkpoints included
   double allreduce_seconds_per_step = 0;  // across processes: the gradients' allreduce
   int64_t allreduce_bytes_per_step = 0;
 };

@@ -3,9 +3,11 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "core/error.h"
+#include "model/kernels/gemm_ledger.h"
 #include "model/kernels/precision.h"
 
 namespace graphcost::model {
@@ -13,6 +15,11 @@ namespace graphcost::model {
 namespace {
 
 constexpr int64_t kSerialWork = 1 << 20;  // multiply-adds below which one call is faster
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // Number of row blocks for an [m, k] x [k, n] product: one per thread, none under the bound.
 int64_t row_blocks(int64_t m, int64_t k, int64_t n) {
@@ -30,7 +37,8 @@ bool in_bf16(const torch::Tensor& a) {
 // thread t. a, b and out must not require gradients: worker threads run in grad mode. In bf16 the
 // operands are rounded to bf16 once, each block's product is oneDNN's (fp32 accumulation, bf16
 // result) and the result is widened into out.
-void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out) {
+void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out, GemmPass pass) {
+  const Clock::time_point start = Clock::now();
   const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
   const bool bf16 = in_bf16(a);
   const torch::Tensor a_in = bf16 ? to_bf16(a) : a;
@@ -48,16 +56,26 @@ void rows_mm(const torch::Tensor& a, const torch::Tensor& b, torch::Tensor& out)
     });
   }
   if (bf16) to_float_out(out_in, out);
+  record_gemm(pass, m, a.size(1), b.size(1), seconds_since(start));
 }
 
 // a[m, n]^T @ b[m, k] = [n, k], the sum over row blocks of the blocks' products (in fp32; in bf16
 // each block's product is rounded to bf16 before the fp32 sum).
 torch::Tensor transposed_mm(const torch::Tensor& a, const torch::Tensor& b) {
+  const Clock::time_point start = Clock::now();
   const int64_t m = a.size(0), blocks = row_blocks(m, a.size(1), b.size(1));
   const bool bf16 = in_bf16(a);
   const torch::Tensor a_in = bf16 ? to_bf16(a) : a;
   const torch::Tensor b_in = bf16 ? to_bf16(b) : b;
-  if (blocks == 1) return at::mm(a_in.t(), b_in).to(a.scalar_type());
+  // [n, m] x [m, k]: m is the reduced dimension.
+  const auto tally = [&] {
+    record_gemm(GemmPass::kBackwardWeight, a.size(1), m, b.size(1), seconds_since(start));
+  };
+  if (blocks == 1) {
+    torch::Tensor product = at::mm(a_in.t(), b_in).to(a.scalar_type());
+    tally();
+    return product;
+  }
   std::vector<torch::Tensor> partial(static_cast<size_t>(blocks));
   at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
@@ -68,6 +86,7 @@ torch::Tensor transposed_mm(const torch::Tensor& a, const torch::Tensor& b) {
   });
   torch::Tensor sum = partial[0];
   for (int64_t t = 1; t < blocks; ++t) sum.add_(partial[t]);
+  tally();
   return sum;
 }
 
@@ -81,7 +100,7 @@ class ParallelMatmulFunction : public torch::autograd::Function<ParallelMatmulFu
     shape.back() = w.size(0);
     torch::Tensor out = torch::empty(shape, rows.options());
     torch::Tensor out_rows = out.view({rows.size(0), w.size(0)});
-    rows_mm(rows, w.detach().t(), out_rows);
+    rows_mm(rows, w.detach().t(), out_rows, GemmPass::kForward);
     return out;
   }
 
@@ -93,7 +112,7 @@ class ParallelMatmulFunction : public torch::autograd::Function<ParallelMatmulFu
     torch::Tensor grad_x, grad_w;
     if (ctx->needs_input_grad(0)) {
       grad_x = torch::empty({grad.size(0), w.size(1)}, grad.options());
-      rows_mm(grad, w, grad_x);
+      rows_mm(grad, w, grad_x, GemmPass::kBackwardInput);
       grad_x = grad_x.view(x.sizes());
     }
     if (ctx->needs_input_grad(1))
@@ -110,9 +129,18 @@ torch::Tensor parallel_matmul(const torch::Tensor& x, const torch::Tensor& w) {
   check_data(x.scalar_type() == w.scalar_type(), "parallel_matmul", "dtype",
              "x and w must have the same dtype");
   // Small products run as one LibTorch matmul, except in bf16, which only the function below does.
-  if (x.numel() == 0 || (!in_bf16(x) && row_blocks(x.numel() / x.size(-1), w.size(1),
-                                                   w.size(0)) == 1))
-    return torch::matmul(x, w.t());
+  const int64_t rows = x.numel() == 0 ? 0 : x.numel() / x.size(-1);
+  if (x.numel() == 0 || (!in_bf16(x) && row_blocks(rows, w.size(1), w.size(0)) == 1)) {
+    const Clock::time_point start = Clock::now();
+    torch::Tensor product = torch::matmul(x, w.t());
+    record_gemm(GemmPass::kSmallForward, rows, w.size(1), w.size(0), seconds_since(start));
+    if (torch::GradMode::is_enabled()) {  // LibTorch's backward: one product per gradient
+      const int grads = (x.requires_grad() ? 1 : 0) + (w.requires_grad() ? 1 : 0);
+      for (int g = 0; g < grads; ++g)
+        record_gemm(GemmPass::kSmallBackward, rows, w.size(1), w.size(0), 0.0);
+    }
+    return product;
+  }
   return ParallelMatmulFunction::apply(x, w);
 }
 
