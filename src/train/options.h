@@ -91,8 +91,8 @@ void check_gst_options(const TrainOptions& options);
 
 // The defaults for tabular records (Kernel Tuner caches: one node, a configuration of a few
 // parameters with a few values each), which a new run on such data starts from instead of
-// TrainOptions{}: the MLP architecture over one-hot parameter values, longer training on larger
-// slates (docs/kernel-tuner.md, "The neural model on tabular records").
+// TrainOptions{}: the MLP architecture over one-hot parameter values with dropout, longer
+// training on larger slates (docs/kernel-tuner.md, "Training on caches").
 TrainOptions tabular_defaults();
 // The options in which tabular_defaults() differs from TrainOptions{}, as a front-end names
 // them: "--architecture mlp, --config-one-hot 16, ..." (flags) or "architecture='mlp', ..."

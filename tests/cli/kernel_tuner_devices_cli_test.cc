@@ -137,8 +137,8 @@ TEST_F(KernelTunerDevicesCli, TheNeuralModelStartsFromTabularDefaultsAndFlagsOve
   EXPECT_NE(given.output.find(
                 "train: Kernel Tuner records: the defaults for tabular data (--collection "
                 "tile:xla, --graphs-per-batch 2, --iterations 3000, --architecture mlp, "
-                "--config-one-hot 16, --slate-size 256; docs/kernel-tuner.md); options given "
-                "override them\n"),
+                "--config-one-hot 16, --dropout 0.3, --slate-size 256; docs/kernel-tuner.md); "
+                "options given override them\n"),
             std::string::npos)
       << given.output;
   const nlohmann::json sage = nlohmann::json::parse(read_file(path("run_sage/config.json")));
