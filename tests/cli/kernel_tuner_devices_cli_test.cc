@@ -91,14 +91,18 @@ TEST_F(KernelTunerDevicesCli, TabularRecordsTrainXGBoostByDefault) {
   auto xgb =
       run_graphcost("train --data " + path("train") + " --threads 1 --out " + path("run_xgb"));
   ASSERT_EQ(xgb.status, 0) << xgb.output;
-  EXPECT_NE(xgb.output.find("train: Kernel Tuner records: training XGBoost, which ranks a device "
-                            "held out of the training data better than the neural model does "
+  EXPECT_NE(xgb.output.find("train: Kernel Tuner records: training XGBoost (200 rounds, depth 6, "
+                            "eta 0.3, subsample 0.8), which ranks a device held out of the "
+                            "training data better than the neural model does "
                             "(docs/kernel-tuner.md); --model gnn for the neural model\n"),
             std::string::npos)
       << xgb.output;
   EXPECT_TRUE(fs::exists(path("run_xgb/model.xgb")));
   const nlohmann::json config = nlohmann::json::parse(read_file(path("run_xgb/config.json")));
   EXPECT_EQ(config.at("collection"), "tile:xla");
+  EXPECT_EQ(config.at("xgboost").at("eta"), 0.3);
+  EXPECT_EQ(config.at("xgboost").at("subsample"), 0.8);
+  EXPECT_EQ(config.at("xgboost").at("threads"), 1);
   auto eval = run_graphcost("eval --model " + path("run_xgb") + " --data " +
                                 path("other/a6000.json") + " --split '' --threads 1 --json",
                             Streams::Stdout);
