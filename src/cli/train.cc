@@ -119,8 +119,9 @@ void add_train_command(CLI::App& app) {
   auto command = std::make_shared<TrainCommand>();
   sub->add_option("--model", command->model,
                   "Model to fit: auto (XGBoost on Kernel Tuner records, the neural model "
-                  "otherwise; docs/kernel-tuner.md), gnn (the neural model) or xgboost (XGBoost's "
-                  "defaults; `graphcost xgb train` takes its options)")
+                  "otherwise; docs/kernel-tuner.md), gnn (the neural model) or xgboost (XGBoost "
+                  "with the data options, --seed and --threads; `graphcost xgb train` takes its "
+                  "own options)")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "gnn", "xgboost"}));
   command->flags = std::make_unique<OptionFlags<train::TrainOptions>>(sub);
