@@ -4,8 +4,9 @@
 # GEMM ledger counts them (model/kernels/gemm_ledger.h; train's "GEMM" summary line), the step's
 # time (configs/s without the first step, as bench/reference_compare.sh counts it), the GFLOP/s
 # of the whole step and its share of this machine's GEMM peak at the SAGE layer's shape
-# (bench/gemm_peak: parallel_matmul, 200,000 x 438 x 146, the same threads); then scoring: eval of
-# the trained run over the regime's graphs (eval's "scoring: GEMM" line).
+# (bench/gemm_peak: parallel_matmul, 200,000 x 438 x 146, the same threads); the forward's and the
+# backward's shares of the threads' time (train's "phases" line) and GEMM's share of the forward;
+# then scoring: eval of the trained run over the regime's graphs (eval's "scoring: GEMM" line).
 # usage: bench/flops.sh GRAPHCOST_BINARY GEMM_PEAK_BINARY [WORK_DIR]
 # Environment: REGIMES ("tied_s10 default_s40"), THREADS (2), RUNS (3; medians), PRECISIONS
 # ("fp32 bf16"; bf16 only where the CPU has AVX512-BF16 or AMX-BF16).
@@ -32,7 +33,7 @@ share() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", 100 * a / b}'; }
 for regime in ${REGIMES:-tied_s10 default_s40}; do
   synth_regime "$regime" "$work" "$bin"
   for precision in $precisions; do
-    step_gflop=() step_rate=() eval_rate=()
+    step_gflop=() step_rate=() eval_rate=() forward_share=() forward_gemm=() backward_share=()
     for ((r = 1; r <= runs; r++)); do
       run="$work/$regime/run_${precision}_$r"
       rm -rf "$run"
@@ -43,6 +44,13 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
       gflop=$(sed -n 's/^train: GEMM \([0-9.]*\) GFLOP.*/\1/p' "$run.log")
       [ -n "$gflop" ] || { cat "$run.log" >&2; echo "flops.sh: no GEMM line in $run.log" >&2; exit 1; }
       rate=$(steady_rate "$run")
+      # The phases line: forward and backward thread-seconds against the run's threads x seconds;
+      # the timed products (forward only, when slates run apart) against the forward's.
+      read -r fwd bwd total <<< "$(sed -n 's/^train: phases: forward and loss \([0-9.]*\) thread-s, backward \([0-9.]*\) thread-s.* of \([0-9.]*\) s$/\1 \2 \3/p' "$run.log")"
+      timed=$(sed -n 's/.*the timed products \([0-9.]*\) thread-s of.*/\1/p' "$run.log")
+      forward_share+=("$(share "$fwd" "$(awk -v t="$total" -v n="$threads" 'BEGIN {print t * n}')")")
+      backward_share+=("$(share "$bwd" "$(awk -v t="$total" -v n="$threads" 'BEGIN {print t * n}')")")
+      forward_gemm+=("$(share "$timed" "$fwd")")
       # GFLOP per step (every step alike: the same graphs and slate sizes) over seconds per step.
       per_step=$(awk -v f="$gflop" -v n="$steps" 'BEGIN {printf "%.3f", f / n}')
       step_gflop+=("$per_step")
@@ -59,6 +67,8 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
     echo "figure: flops $regime $precision train GEMM per step: $gf GFLOP"
     echo "figure: flops $regime $precision train step rate: $tr_rate GFLOP/s ($(share "$tr_rate" "$peak_fp32") % of the fp32 GEMM peak)"
     echo "figure: flops $regime $precision eval rate: $ev_rate GFLOP/s ($(share "$ev_rate" "$peak_fp32") % of the fp32 GEMM peak)"
+    echo "figure: flops $regime $precision forward and loss: $(printf '%s\n' "${forward_share[@]}" | median) % of the threads' time (GEMM $(printf '%s\n' "${forward_gemm[@]}" | median) % of it)"
+    echo "figure: flops $regime $precision backward: $(printf '%s\n' "${backward_share[@]}" | median) % of the threads' time"
     if [ "$precision" = bf16 ]; then
       peak_bf16=$(peak_of bf16)
       [ -z "$peak_bf16" ] || echo "figure: flops $regime bf16 train step rate against the bf16 peak ($peak_bf16 GFLOP/s): $(share "$tr_rate" "$peak_bf16") %"

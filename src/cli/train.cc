@@ -108,6 +108,13 @@ void run(const TrainCommand& command) {
     std::fprintf(stderr, "train: %.1f%% of the time waiting for data\n",
                  100 * result.data_wait_fraction);
     std::fprintf(stderr, "train: %s\n", model::gemm_summary(result.seconds).c_str());
+    std::fprintf(stderr,
+                 "train: phases: forward and loss %.2f thread-s, backward %.2f thread-s, gradient "
+                 "sums %.2f thread-s, optimiser %.2f s, validation %.2f s, waiting for data %.2f "
+                 "s, of %.2f s\n",
+                 result.forward_seconds, result.backward_seconds, result.summing_seconds,
+                 result.optimizer_seconds, result.validation_seconds,
+                 result.data_wait_fraction * result.seconds, result.seconds);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "train/batch_gradient.h"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -14,7 +15,11 @@ namespace graphcost::train {
 torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                      const std::function<torch::Tensor(int64_t)>& slate_loss,
                                      const std::vector<torch::Tensor>& parameters,
-                                     std::pair<int64_t, int64_t> share) {
+                                     std::pair<int64_t, int64_t> share, SlatePhaseSeconds* phases) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   check_data(num_slates > 0, "training", "batch", "no slates to average the loss over");
   const int64_t first = share.first;
   const int64_t end = share.second < 0 ? num_slates : share.second;
@@ -40,8 +45,12 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
     }
     torch::Tensor loss;
     std::vector<torch::Tensor> gradients;
+    double forward_seconds = 0, backward_seconds = 0;
     try {
+      const Clock::time_point start = Clock::now();
       loss = slate_loss(first + i);
+      forward_seconds = since(start);
+      const Clock::time_point backward_start = Clock::now();
       // The share of this slate in the mean, differentiated as the whole batch's mean would be.
       const torch::Tensor weighted = loss / static_cast<double>(num_slates);
       gradients = weighted.requires_grad()
@@ -49,6 +58,7 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
                                               /*retain_graph=*/false, /*create_graph=*/false,
                                               /*allow_unused=*/true)
                       : std::vector<torch::Tensor>(parameters.size());
+      backward_seconds = since(backward_start);
     } catch (...) {
       // Slates waiting for this one to be added would wait for ever: wake them to stop.
       std::lock_guard<std::mutex> lock(mutex);
@@ -57,6 +67,7 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
       throw;
     }
     torch::NoGradGuard no_grad;
+    const Clock::time_point summing_start = Clock::now();
     std::lock_guard<std::mutex> lock(mutex);
     pending.emplace(i, std::make_pair(loss.detach(), std::move(gradients)));
     for (auto next = pending.find(added); next != pending.end(); next = pending.find(added)) {
@@ -68,6 +79,11 @@ torch::Tensor mean_loss_and_gradient(int64_t num_slates, int workers,
       }
       pending.erase(next);
       ++added;
+    }
+    if (phases != nullptr) {  // under the lock
+      phases->forward += forward_seconds;
+      phases->backward += backward_seconds;
+      phases->summing += since(summing_start);
     }
     may_start.notify_all();
   });

@@ -128,6 +128,8 @@ struct Session::State {
   TrainResult result;
   std::unique_ptr<Progress> progress;
   Clock::time_point run_start, interval_start, last_checkpoint;
+  SlatePhaseSeconds phases;  // the run's step phases (TrainResult)
+  double optimizer_seconds = 0, validation_seconds = 0;
   double run_wait_start = 0, interval_wait_start = 0;
   double interval_loss = 0, last_grad_norm = 0, last_wait_fraction = 0;
   int64_t interval_iterations = 0, interval_configs = 0;
@@ -287,12 +289,15 @@ torch::Tensor Session::State::batch_loss(const Batch& batch) {
         num_slates, threads,
         [&](int64_t i) { return slate_loss(batch.slates[static_cast<size_t>(i)]); }, parameters,
         group ? dist::share_of(num_slates, group->rank(), group->size())
-              : std::pair<int64_t, int64_t>{0, -1});
+              : std::pair<int64_t, int64_t>{0, -1},
+        &phases);
     if (group) stop_agreed = dist::sum_loss_and_gradients(*group, total, parameters, stop_requested());
     return total;
   }
+  const Clock::time_point start = Clock::now();
   torch::Tensor total = torch::zeros({});
   for (const model::Slate& slate : batch.slates) total = total + slate_loss(slate);
+  phases.forward += seconds_since(start);
   return total / static_cast<double>(num_slates);
 }
 
@@ -339,10 +344,16 @@ bool Session::step() {
   check_data(std::isfinite(loss_value), "training", "loss",
              "not finite at iteration " + std::to_string(s.iteration) +
                  " (try a lower lr or a loss clip)");
-  if (!s.slates_apart) total.backward();
+  if (!s.slates_apart) {
+    const Clock::time_point backward_start = Clock::now();
+    total.backward();
+    s.phases.backward += seconds_since(backward_start);
+  }
+  const Clock::time_point optimizer_start = Clock::now();
   s.last_grad_norm = optimizer_step(*s.optimizer, s.parameters, s.schedule, s.iteration);
   ++s.iteration;
   if (s.average->due(s.iteration)) s.average->add(s.model);
+  s.optimizer_seconds += seconds_since(optimizer_start);
   s.interval_loss += loss_value;
   ++s.interval_iterations;
   s.interval_configs += batch.configs();
@@ -355,7 +366,9 @@ bool Session::step() {
   if (s.iteration % std::max<int64_t>(1, o.log_every) == 0 || last || validate_now) {
     nlohmann::json line = s.log_line();
     if (validate_now) {
+      const Clock::time_point validation_start = Clock::now();
       s.result.last_validation = validate(/*write_predictions=*/last);
+      s.validation_seconds += seconds_since(validation_start);
       line.update(s.result.last_validation);
     }
     if (s.leader) s.folder.append_metrics(line);
@@ -413,6 +426,11 @@ TrainResult Session::finish() {
   result.interrupted = s.interrupted;
   const double run_seconds = seconds_since(s.run_start);
   result.seconds = run_seconds;
+  result.forward_seconds = s.phases.forward;
+  result.backward_seconds = s.phases.backward;
+  result.summing_seconds = s.phases.summing;
+  result.optimizer_seconds = s.optimizer_seconds;
+  result.validation_seconds = s.validation_seconds;
   result.data_wait_fraction =
       run_seconds > 0
           ? std::min(1.0, (s.sampler->wait_seconds() - s.run_wait_start) / run_seconds)

@@ -65,6 +65,11 @@ struct TrainResult {
   nlohmann::json last_validation;  // empty when no validation ran
   double data_wait_fraction = 0;   // share of the loop's time spent waiting for batches
   double seconds = 0;              // the loop's wall-clock time, checkpoints included
+  // Where it went (#39's accounting): the slates' forward, backward and gradient sums in
+  // thread-seconds (slates run on several threads at once), the optimiser's step (weight
+  // averaging included) and validation in seconds.
+  double forward_seconds = 0, backward_seconds = 0, summing_seconds = 0;
+  double optimizer_seconds = 0, validation_seconds = 0;
   double allreduce_seconds_per_step = 0;  // across processes: the gradients' allreduce
   int64_t allreduce_bytes_per_step = 0;
 };

@@ -180,6 +180,35 @@ TEST(ConfigOneHot, TrainingStoresTheValuesAndResumeKeepsThem) {
   fs::remove_all(dir);
 }
 
+// The run's phases (#39's accounting): forward and backward took time, the slate phases fit in
+// the threads' time, and validation is timed only when it runs.
+TEST(Trainer, ReportsWhereTheRunsTimeWent) {
+  auto train_set = make_test_collection(data::ConfigKind::Layout, 3, 20, 1);
+  auto valid_set = make_test_collection(data::ConfigKind::Layout, 2, 10, 2, "valid");
+  // Slates apart on 1 and 2 threads, and together (dropout: one backward over the batch).
+  for (const auto& [threads, dropout] :
+       {std::pair{1, 0.0}, std::pair{2, 0.0}, std::pair{1, 0.25}}) {
+    TrainOptions options = small_options();
+    options.threads = threads;
+    options.model.dropout = dropout;
+    options.validate_every = 0;
+    const std::string dir = fresh_dir("phases" + std::to_string(threads));
+    clear_stop_request();
+    const TrainResult with = train(options, *train_set, valid_set.get(), dir, false);
+    EXPECT_GT(with.forward_seconds, 0.0);
+    EXPECT_GT(with.backward_seconds, 0.0);
+    EXPECT_GT(with.optimizer_seconds, 0.0);
+    EXPECT_GT(with.validation_seconds, 0.0);  // once, at the end
+    EXPECT_LE(with.forward_seconds + with.backward_seconds + with.summing_seconds,
+              threads * with.seconds);
+    EXPECT_LE(with.optimizer_seconds + with.validation_seconds, with.seconds);
+    fs::remove_all(dir);
+    const TrainResult without = train(options, *train_set, nullptr, dir, false);
+    EXPECT_EQ(without.validation_seconds, 0.0);
+    fs::remove_all(dir);
+  }
+}
+
 TEST(Trainer, AttentionValidatesAgainstAnchorsWhateverTheValidationBatch) {
   // Scored in slates, an attention model's validation scores would change with the batch that
   // groups them; scored against the same anchors they do not.
