@@ -14,8 +14,9 @@
 #include <set>
 #include <string>
 
-#include "core/atomic_file.h"
 #include "../study/postgres_server.h"
+#include "core/atomic_file.h"
+#include "kernel_tuner_caches.h"
 #include "run_graphcost.h"
 
 namespace {
@@ -141,6 +142,41 @@ TEST_F(StudyCli, TrialsAreTrainedRecordedAndAddedTo) {
   for (const char* part : {"Optimisation history", "Intermediate values", "Parallel coordinates",
                            "Parameter importance", "<svg"})
     EXPECT_NE(html.find(part), std::string::npos) << part;
+}
+
+// A study of neural trials on Kernel Tuner caches starts from train::tabular_defaults, as train
+// does: the trial trains the MLP over one-hot parameter values, with the options given and the
+// sampled ones over them.
+TEST_F(StudyCli, NeuralTrialsOnKernelTunerCachesStartFromTheTabularDefaults) {
+  fs::create_directories(root_ / "kt");
+  graphcost::testing::write_device_cache(path("kt/a100.json"), "NVIDIA A100-PCIE-40GB", 1.0, 5.0);
+  graphcost::testing::write_device_cache(path("kt/a4000.json"), "NVIDIA RTX A4000", 2.0, 6.0);
+  auto [status, output] =
+      run_graphcost("study --data " + path("kt") + " --space " + path("space.json") +
+                    " --storage sqlite:///" + path("kt.db") + " --study kt --out " +
+                    path("kt-runs") + " --iterations 4 --validate-every 2 --slate-size 4" +
+                    " --threads 1 --trials 1 --sampler random --pruner none --sampler-seed 1")
+          .pair();
+  ASSERT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("study: Kernel Tuner records: the trials start from the defaults for "
+                        "tabular data (--collection tile:xla, --graphs-per-batch 2, --iterations "
+                        "3000, --architecture mlp, --config-one-hot 16, --dropout 0.3, "
+                        "--slate-size 256; docs/kernel-tuner.md); options given override them\n"),
+            std::string::npos)
+      << output;
+  const json trials = exported("kt");
+  ASSERT_TRUE(trials.is_array() && trials.size() == 1u) << trials;
+  EXPECT_EQ(trials[0]["state"], "complete") << trials;
+  const json config =
+      json::parse(graphcost::read_file(trials[0]["run_dir"].get<std::string>() + "/config.json"));
+  EXPECT_EQ(config["model"]["architecture"], "mlp");
+  EXPECT_EQ(config["model"]["config_one_hot"], 16);
+  EXPECT_EQ(config["model"]["config_values"], json::parse("[[4, 5, 6, 7, 8], [0, 1, 2]]"));
+  EXPECT_EQ(config["model"]["dropout"], 0.3);
+  EXPECT_EQ(config["graphs_per_batch"], 2);                                   // the tabular default
+  EXPECT_EQ(config["iterations"], 4);                                         // given
+  EXPECT_EQ(config["slate_size"], 4);                                         // given
+  EXPECT_EQ(config["model"]["hidden"], trials[0]["params"]["model.hidden"]);  // sampled
 }
 
 TEST_F(StudyCli, TwoWorkersShareOneStudyWithoutATrialTwice) {
