@@ -36,11 +36,7 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
     step_gflop=() step_rate=() eval_rate=() forward_share=() forward_gemm=() backward_share=()
     for ((r = 1; r <= runs; r++)); do
       run="$work/$regime/run_${precision}_$r"
-      rm -rf "$run"
-      "$bin" train --data "$data" --collection "$collection" --valid-split "" --out "$run" \
-        --iterations "$steps" --log-every 1 --checkpoint-every 0 --graphs-per-batch "$g" \
-        --slate-size "$s" --threads "$threads" --precision "$precision" 2> "$run.log" > /dev/null \
-        || { cat "$run.log" >&2; exit 1; }
+      train_regime "$bin" "$run" "$precision" "$threads"
       gflop=$(sed -n 's/^train: GEMM \([0-9.]*\) GFLOP.*/\1/p' "$run.log")
       [ -n "$gflop" ] || { cat "$run.log" >&2; echo "flops.sh: no GEMM line in $run.log" >&2; exit 1; }
       rate=$(steady_rate "$run")

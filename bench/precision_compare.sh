@@ -28,11 +28,7 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
     [ $((r % 2)) -eq 0 ] && order="bf16 fp32"
     for precision in $order; do
       run="$work/$regime/run_${precision}_$r"
-      rm -rf "$run"
-      "$bin" train --data "$data" --collection "$collection" --valid-split "" --out "$run" \
-        --iterations "$steps" --log-every 1 --checkpoint-every 0 --graphs-per-batch "$g" \
-        --slate-size "$s" --threads "$threads" --precision "$precision" 2> "$run.log" > /dev/null \
-        || { cat "$run.log" >&2; exit 1; }
+      train_regime "$bin" "$run" "$precision" "$threads"
       rate=$(steady_rate "$run")
       rates[$precision]+="$rate "
       echo "== $regime run $r $precision: $rate configs/s" >&2

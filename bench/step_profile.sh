@@ -27,11 +27,7 @@ for regime in ${REGIMES:-tied_s10 default_s40}; do
   synth_regime "$regime" "$work" "$bin"
   steps=${STEPS:-$steps}
   run="$work/$regime/run"
-  rm -rf "$run"
-  "$perf" record -F 499 -o "$work/$regime/perf.data" -- "$bin" train --data "$data" \
-    --collection "$collection" --valid-split "" --out "$run" --iterations "$steps" --log-every 1 \
-    --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" \
-    --precision "$precision" > /dev/null 2> "$run.log" || { cat "$run.log" >&2; exit 1; }
+  train_regime "$bin" "$run" "$precision" "$threads" "$perf" record -F 499 -o "$work/$regime/perf.data" --
   rate=$(steady_rate "$run")
   echo "figure: $regime $precision train_configs_per_s: $rate configs/s (under perf)"
   jit=$("$perf" report -i "$work/$regime/perf.data" --no-children --sort dso --stdio 2> /dev/null |

@@ -1,5 +1,5 @@
 # Sourced by the bench scripts that train on the speed table's synthetic regimes
-# (bench/precision_compare.sh, bench/step_profile.sh; bench/speed_table.sh spells its own through
+# (bench/precision_compare.sh, bench/step_profile.sh, bench/flops.sh; bench/speed_table.sh spells its own through
 # bench/reference_compare.sh): 4 graphs of 6,000 nodes, 10% configurable, 200 configurations each.
 # synth_regime REGIME WORK_DIR BINARY sets collection, g (graphs a batch), s (slate size), steps
 # (training iterations) and data (the synthetic dataset, written once under WORK_DIR/REGIME).
@@ -22,6 +22,19 @@ synth_regime() {
       "$collection" "$random_search" > "$work/$regime/plan.json"
     "$bin" synth --out "$data" --plan "$work/$regime/plan.json" --seed 11 > /dev/null
   fi
+}
+# train_regime BINARY RUN PRECISION THREADS [COMMAND...]: trains the regime synth_regime last set
+# (data, collection, g, s, steps) into a fresh RUN, logging every step, its stderr in RUN.log; a
+# failure shows the log and exits. COMMAND, when given, runs the training (e.g. `perf record
+# ... --`).
+train_regime() {
+  local bin=$1 run=$2 precision=$3 threads=$4
+  shift 4
+  rm -rf "$run"
+  "$@" "$bin" train --data "$data" --collection "$collection" --valid-split "" --out "$run" \
+    --iterations "$steps" --log-every 1 --checkpoint-every 0 --graphs-per-batch "$g" \
+    --slate-size "$s" --threads "$threads" --precision "$precision" > /dev/null 2> "$run.log" \
+    || { cat "$run.log" >&2; exit 1; }
 }
 # The configs/s of a run without its first step (which pages in fresh memory), from its
 # metrics.jsonl logged every step: steps over the sum of the steps' times.
