@@ -58,8 +58,7 @@ const OptionField<O> kFields[] = {
          if (at < 0) return std::string("iterations must be >= 0");
        return std::string();
      }},
-    {"grad_clip", "--grad-clip", &O::grad_clip,
-     "Largest global gradient norm (<= 0: no clipping)",
+    {"grad_clip", "--grad-clip", &O::grad_clip, "Largest global gradient norm (<= 0: no clipping)",
      [](const O& o) {
        return std::string(!std::isnan(o.grad_clip) ? "" : "must be a number (<= 0: off)");
      }},
@@ -76,6 +75,13 @@ const OptionField<O> kFields[] = {
     {"valid_predictions_graphs", "--valid-predictions-graphs", &O::valid_predictions_graphs,
      "Graphs written to valid_predictions.jsonl",
      [](const O& o) { return at_least_0(o.valid_predictions_graphs, ""); }},
+    {"validate_train_graphs", "--validate-train-graphs", &O::validate_train_graphs,
+     "Training graphs (the first N; -1: all) also scored at each validation on the same "
+     "sample size, logged as train_<metric>, to tell under- from over-fitting (0: off)",
+     [](const O& o) {
+       return std::string(o.validate_train_graphs >= -1 ? "" : "must be >= -1 (-1: all, 0: off)");
+     },
+     true},
     {"checkpoint_every", "--checkpoint-every", &O::checkpoint_every,
      "Iterations between checkpoints (0: only at the end)",
      [](const O& o) { return at_least_0(o.checkpoint_every, " (0: only at the end)"); }},

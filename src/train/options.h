@@ -39,6 +39,9 @@ struct TrainOptions : data::DataOptions {
   int64_t valid_configs_per_graph = 1000;  // fixed seeded sample per validation graph
   int64_t valid_batch = 100;               // configurations scored per forward pass
   int64_t valid_predictions_graphs = 5;    // graphs written to valid_predictions.jsonl
+  // Training graphs (the first N) also scored at each validation, as train_<metric> (-1: all,
+  // 0: off): the fit on the training data beside the validation figure.
+  int64_t validate_train_graphs = 0;
   int64_t checkpoint_every = 1000;         // 0: only at the end or on interrupt
   // Also a checkpoint once this many seconds of training passed since the last one (or the
   // start), so a run killed early can resume (<= 0: by iterations only).

@@ -105,6 +105,9 @@ struct Session::State {
   std::unique_ptr<data::Collection> owned_train, owned_valid;
   const data::Collection* train_set = nullptr;
   const data::Collection* valid_set = nullptr;  // null without validation
+  // Whether validations run: on a validation split, or on training graphs
+  // (--validate-train-graphs), or both.
+  bool validating() const { return valid_set != nullptr || options.validate_train_graphs != 0; }
 
   int threads = 1;
   model::Ranker model{nullptr};
@@ -361,8 +364,7 @@ bool Session::step() {
   const TrainOptions& o = s.options;
   const bool last = s.iteration == o.iterations;
   const bool validate_now =
-      s.valid_set != nullptr &&
-      (last || (o.validate_every > 0 && s.iteration % o.validate_every == 0));
+      s.validating() && (last || (o.validate_every > 0 && s.iteration % o.validate_every == 0));
   if (s.iteration % std::max<int64_t>(1, o.log_every) == 0 || last || validate_now) {
     nlohmann::json line = s.log_line();
     if (validate_now) {
@@ -396,11 +398,19 @@ bool Session::step() {
 
 nlohmann::json Session::validate(bool write_predictions) {
   State& s = *state_;
-  if (s.valid_set == nullptr) return nlohmann::json();
+  if (!s.validating()) return nlohmann::json();
+  nlohmann::json metrics = nlohmann::json::object();
+  if (s.options.validate_train_graphs != 0) {
+    // The fit on training graphs, by the same sample size and metrics, beside validation's.
+    const nlohmann::json fit = train::validate(s.model, *s.train_set, *s.train_cache, s.options,
+                                               nullptr, s.group, s.options.validate_train_graphs);
+    for (const auto& [name, value] : fit.items())
+      metrics[name == "valid_graphs" ? "train_graphs" : "train_" + name] = value;
+  }
+  if (s.valid_set == nullptr) return metrics;
   std::vector<GraphPrediction> predictions;
-  const nlohmann::json metrics =
-      train::validate(s.model, *s.valid_set, *s.valid_cache, s.options,
-                      write_predictions ? &predictions : nullptr, s.group);
+  metrics.update(train::validate(s.model, *s.valid_set, *s.valid_cache, s.options,
+                                 write_predictions ? &predictions : nullptr, s.group));
   if (write_predictions && s.leader) {
     std::string text;
     for (size_t i = 0; i < predictions.size() &&
@@ -439,7 +449,7 @@ TrainResult Session::finish() {
     // The checkpoint keeps the last weights (to resume); model.pt and the final validation use
     // the average.
     s.average->copy_to(s.model);
-    if (s.valid_set != nullptr) {
+    if (s.validating()) {
       result.last_validation = validate();
       nlohmann::json line = {{"iteration", s.iteration}, {"swa_snapshots", s.average->count()}};
       line.update(result.last_validation);

@@ -17,11 +17,13 @@ constexpr uint64_t kValidationStream = 0x76616c6964ULL;
 
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
-                        std::vector<GraphPrediction>* predictions, dist::Group* group) {
+                        std::vector<GraphPrediction>* predictions, dist::Group* group,
+                        int64_t max_graphs) {
   // Each graph's sample: a fixed seeded draw of its own (every rank draws every graph's). A graph
   // without runtimes or with fewer than 2 configurations is left out.
   std::vector<std::vector<int64_t>> chosen(static_cast<size_t>(valid.size()));
-  for (int64_t g = 0; g < valid.size(); ++g) {
+  const int64_t considered = max_graphs >= 0 ? std::min(max_graphs, valid.size()) : valid.size();
+  for (int64_t g = 0; g < considered; ++g) {
     const data::ConfigView configs = valid.configs(g);
     if (!configs.has_runtimes() || configs.count < 2) continue;
     Random random = random_stream(options.seed ^ kValidationStream, static_cast<uint64_t>(g));

@@ -29,10 +29,11 @@ struct GraphPrediction : eval::GraphScores {
 // top1_error, top5_error, top10_error, tile_score; plus valid_graphs (the count). Per-graph
 // predictions go to *predictions when given. The graphs are scored one per core, and the result
 // does not depend on that count. With a group, each rank scores the graphs it owns and every
-// rank returns the same means as one process.
+// rank returns the same means as one process. max_graphs >= 0 scores only the first max_graphs
+// graphs of valid (the others are left out as if they had no runtimes).
 nlohmann::json validate(model::Ranker& model, const data::Collection& valid,
                         GraphTensorCache& cache, const TrainOptions& options,
                         std::vector<GraphPrediction>* predictions = nullptr,
-                        dist::Group* group = nullptr);
+                        dist::Group* group = nullptr, int64_t max_graphs = -1);
 
 }  // namespace graphcost::train

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -121,6 +122,46 @@ TEST(Trainer, LossDecreasesAndRunFilesAreWritten) {
   EXPECT_EQ(config["model"]["config_width"], 4);  // resolved from the data
   model::Ranker loaded = model::load_model(dir + "/model.pt");
   EXPECT_EQ(loaded->options().config_width, 4);
+  fs::remove_all(dir);
+}
+
+// --validate-train-graphs: without a validation split, each validation scores the first N
+// training graphs (all their configurations here) and logs train_<metric>; the last line's
+// figure is the saved model's Kendall tau on those graphs, computed here from its scores.
+TEST(Trainer, ValidationOnTrainingGraphsReportsTheFit) {
+  auto train_set = make_test_collection(data::ConfigKind::Layout, 4, 30, 1);
+  TrainOptions options = small_options();
+  options.valid_split = "";
+  options.validate_train_graphs = 2;
+  options.valid_configs_per_graph = 0;  // every configuration
+  options.valid_batch = 7;
+  const std::string dir = fresh_dir("fit");
+  clear_stop_request();
+  train(options, *train_set, nullptr, dir, false);
+  const std::vector<nlohmann::json> lines = read_lines(dir + "/metrics.jsonl");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(lines[1].contains("train_kendall_tau"));  // iteration 20
+  EXPECT_FALSE(lines[0].contains("train_kendall_tau"));
+  const nlohmann::json& last = lines.back();
+  EXPECT_EQ(last["train_graphs"], 2);
+  EXPECT_FALSE(last.contains("kendall_tau"));  // no validation split
+  EXPECT_FALSE(last.contains("valid_graphs"));
+  model::Ranker loaded = model::load_model(dir + "/model.pt");
+  loaded->eval();
+  GraphTensorCache cache(*train_set);
+  double tau_sum = 0, opa_sum = 0;
+  for (int64_t g = 0; g < 2; ++g) {
+    const data::ConfigView configs = train_set->configs(g);
+    std::vector<int64_t> all(static_cast<size_t>(configs.count));
+    std::iota(all.begin(), all.end(), 0);
+    const std::vector<double> scores =
+        model::score_configs(loaded, cache.get(g), configs, all, options.valid_batch);
+    const std::vector<double> measured(configs.runtimes, configs.runtimes + configs.count);
+    tau_sum += eval::kendall_tau(scores, measured);
+    opa_sum += eval::ordered_pair_accuracy(scores, measured);
+  }
+  EXPECT_NEAR(last["train_kendall_tau"].get<double>(), tau_sum / 2, 1e-12);
+  EXPECT_NEAR(last["train_opa"].get<double>(), opa_sum / 2, 1e-12);
   fs::remove_all(dir);
 }
 
