@@ -15,6 +15,8 @@ const char* kWhere = "train options";
 
 using O = TrainOptions;
 
+constexpr const char* kLrScheduleChoices = "step,cosine";
+
 std::string at_least_1(int64_t value) { return value >= 1 ? "" : "must be at least 1"; }
 std::string at_least_0(int64_t value, const char* zero) {
   return value >= 0 ? "" : std::string("must be >= 0") + zero;
@@ -58,6 +60,18 @@ const OptionField<O> kFields[] = {
          if (at < 0) return std::string("iterations must be >= 0");
        return std::string();
      }},
+    {"lr_schedule", "--lr-schedule", &O::lr_schedule,
+     "After the warm-up: step (the rate divided by sqrt(10) at each --decay-at) or cosine (a "
+     "cosine decay from --lr to 0 at the last iteration)",
+     [](const O& o) {
+       if (o.lr_schedule == "cosine" && !o.decay_at.empty())
+         return std::string("cosine takes no --decay-at (it decays by itself)");
+       return std::string();
+     },
+     false, kLrScheduleChoices},
+    {"warmup", "--warmup", &O::warmup,
+     "Iterations of linear learning-rate warm-up (from lr / warmup to lr; 0: none)",
+     [](const O& o) { return at_least_0(o.warmup, " (0: none)"); }},
     {"grad_clip", "--grad-clip", &O::grad_clip, "Largest global gradient norm (<= 0: no clipping)",
      [](const O& o) {
        return std::string(!std::isnan(o.grad_clip) ? "" : "must be a number (<= 0: off)");

@@ -33,6 +33,8 @@ struct TrainOptions : data::DataOptions {
   double lr = 1e-3;
   double weight_decay = 0.0;
   std::vector<int64_t> decay_at;           // iterations where lr is divided by sqrt(10)
+  std::string lr_schedule = "step";        // "step" (decay_at) or "cosine" (to 0 at the end)
+  int64_t warmup = 0;                      // iterations of linear learning-rate warm-up
   double grad_clip = 1.0;                  // global gradient norm; <= 0: off
   int64_t log_every = 50;                  // iterations per metrics line
   int64_t validate_every = 500;            // 0: only at the end

@@ -1,5 +1,6 @@
 #include "train/schedule.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -14,10 +15,22 @@ ScheduleOptions TrainOptions::schedule() const {
   s.weight_decay = weight_decay;
   s.decay_at = decay_at;
   s.grad_clip = grad_clip;
+  s.shape = lr_schedule;
+  s.warmup = warmup;
+  s.iterations = iterations;
   return s;
 }
 
 double learning_rate_at(const ScheduleOptions& options, int64_t iteration) {
+  if (iteration < options.warmup)
+    return options.lr * static_cast<double>(iteration + 1) / static_cast<double>(options.warmup);
+  if (options.shape == "cosine") {
+    const int64_t span = options.iterations - options.warmup;
+    if (span <= 0) return options.lr;
+    const double t =
+        std::min(1.0, static_cast<double>(iteration - options.warmup) / static_cast<double>(span));
+    return options.lr * 0.5 * (1.0 + std::cos(M_PI * t));
+  }
   int decays = 0;
   for (int64_t at : options.decay_at) decays += at <= iteration ? 1 : 0;
   // Computed from the count of decays, never accumulated, so a resumed run gets the same rate.

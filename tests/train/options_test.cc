@@ -36,12 +36,15 @@ TrainOptions changed_options() {
   o.lr = 0.25;
   o.weight_decay = 0.5;
   o.decay_at = {3, 6};
+  o.lr_schedule = "cosine";  // refused beside decay_at by the check, which this reading skips
+  o.warmup = 2;
   o.grad_clip = -1;
   o.log_every = 2;
   o.validate_every = 4;
   o.valid_configs_per_graph = 11;
   o.valid_batch = 12;
   o.valid_predictions_graphs = 13;
+  o.validate_train_graphs = -1;
   o.checkpoint_every = 14;
   o.checkpoint_seconds = 2.5;
   o.seed = 18446744073709551615ULL;
@@ -92,16 +95,47 @@ std::set<std::string> keys_of(const json& j) {
 // config.json's keys are those of runs written before the tables (format 1 must keep loading).
 TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
   const json j = TrainOptions{};
-  EXPECT_EQ(keys_of(j),
-            (std::set<std::string>{
-                "data", "valid_data", "collection", "split", "valid_split", "exclude",
-                "skip_invalid", "iterations", "graphs_per_batch", "slate_size", "loss",
-                "optimizer", "lr", "weight_decay", "decay_at", "grad_clip", "log_every",
-                "validate_every", "valid_configs_per_graph", "valid_batch",
-                "valid_predictions_graphs", "checkpoint_every", "checkpoint_seconds", "seed",
-                "threads", "precision", "share_rows",
-                "prune_hops", "prune_seeds", "devices", "device_name", "swa_start", "swa_every", "gst_segment_nodes",
-                "gst_segments_per_step", "gst_stale_dropout", "gst_partition", "model"}));
+  EXPECT_EQ(keys_of(j), (std::set<std::string>{"data",
+                                               "valid_data",
+                                               "collection",
+                                               "split",
+                                               "valid_split",
+                                               "exclude",
+                                               "skip_invalid",
+                                               "iterations",
+                                               "graphs_per_batch",
+                                               "slate_size",
+                                               "loss",
+                                               "optimizer",
+                                               "lr",
+                                               "weight_decay",
+                                               "decay_at",
+                                               "lr_schedule",
+                                               "warmup",
+                                               "grad_clip",
+                                               "log_every",
+                                               "validate_every",
+                                               "valid_configs_per_graph",
+                                               "valid_batch",
+                                               "valid_predictions_graphs",
+                                               "validate_train_graphs",
+                                               "checkpoint_every",
+                                               "checkpoint_seconds",
+                                               "seed",
+                                               "threads",
+                                               "precision",
+                                               "share_rows",
+                                               "prune_hops",
+                                               "prune_seeds",
+                                               "devices",
+                                               "device_name",
+                                               "swa_start",
+                                               "swa_every",
+                                               "gst_segment_nodes",
+                                               "gst_segments_per_step",
+                                               "gst_stale_dropout",
+                                               "gst_partition",
+                                               "model"}));
   EXPECT_EQ(keys_of(j["model"]),
             (std::set<std::string>{
                 "kind", "node_feature_width", "config_width", "num_opcodes", "opcode_embedding",
@@ -225,12 +259,30 @@ TEST(TrainOptionsTable, ChecksEveryGroup) {
   o.model.graph_norm = true;
   EXPECT_EQ(check_error(o),
             "model options: graph_norm: applies to the SAGE layers, not to architecture mlp");
+  o = TrainOptions{};
+  o.lr_schedule = "cosine";
+  EXPECT_EQ(check_error(o), "no error");
+  o.decay_at = {100};
+  EXPECT_EQ(check_error(o),
+            "train options: lr_schedule: cosine takes no --decay-at (it decays by itself)");
+  o = TrainOptions{};
+  o.lr_schedule = "linear";
+  EXPECT_EQ(check_error(o),
+            "train options: lr_schedule: unknown value \"linear\" (valid: step, cosine)");
+  o = TrainOptions{};
+  o.warmup = -1;
+  EXPECT_EQ(check_error(o), "train options: warmup: must be >= 0 (0: none)");
+  o = TrainOptions{};
+  o.validate_train_graphs = -2;
+  EXPECT_EQ(check_error(o),
+            "train options: validate_train_graphs: must be >= -1 (-1: all, 0: off)");
 }
 
 TEST(TrainOptionsTable, ResumeRuleComesFromTheTables) {
   EXPECT_EQ(resume_free_flags(),
             (std::vector<std::string>{"--data", "--valid-data", "--iterations",
-                                      "--checkpoint-seconds", "--threads", "--precision", "--share-rows"}));
+                                      "--validate-train-graphs", "--checkpoint-seconds",
+                                      "--threads", "--precision", "--share-rows"}));
   const TrainOptions stored = changed_options();
   TrainOptions given = stored;
   given.data = "/moved";

@@ -20,6 +20,31 @@ TEST(Schedule, StepDecayByOneOverSqrtTen) {
   EXPECT_DOUBLE_EQ(learning_rate_at(options, 1000000), 1e-4);
 }
 
+// Linear warm-up over 4 iterations, then a cosine from lr at iteration 4 to 0 at 104: at a
+// quarter of the span cos(pi / 4) = sqrt(2) / 2, at half 0, at the end -1.
+TEST(Schedule, WarmUpThenCosineToZeroAtTheLastIteration) {
+  ScheduleOptions options;
+  options.shape = "cosine";
+  options.lr = 2e-3;
+  options.warmup = 4;
+  options.iterations = 104;
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 0), 0.5e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 1), 1e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 3), 2e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 4), 2e-3);
+  EXPECT_NEAR(learning_rate_at(options, 29), 1e-3 * (1 + std::sqrt(2.0) / 2), 1e-15);
+  EXPECT_NEAR(learning_rate_at(options, 54), 1e-3, 1e-15);
+  EXPECT_NEAR(learning_rate_at(options, 79), 1e-3 * (1 - std::sqrt(2.0) / 2), 1e-15);
+  EXPECT_NEAR(learning_rate_at(options, 104), 0.0, 1e-18);
+  EXPECT_NEAR(learning_rate_at(options, 200), 0.0, 1e-18);  // past the end: stays at 0
+  // The step shape warms up the same way, then keeps its decays.
+  options.shape = "step";
+  options.decay_at = {50};
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 2), 1.5e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 10), 2e-3);
+  EXPECT_DOUBLE_EQ(learning_rate_at(options, 50), 2e-3 / std::sqrt(10.0));
+}
+
 TEST(Schedule, StepSetsTheScheduledRateAndClipsByGlobalNorm) {
   for (const std::string name : {"adam", "adamw"}) {
     ScheduleOptions options;
