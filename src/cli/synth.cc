@@ -21,6 +21,7 @@ struct SynthCommandOptions {
   int threads = 0;
   bool stored = false;
   bool overwrite = false;
+  bool terms = false;
 };
 
 void run_synth(const SynthCommandOptions& cli) {
@@ -32,6 +33,7 @@ void run_synth(const SynthCommandOptions& cli) {
   options.threads = cli.threads;
   options.compress = !cli.stored;
   options.overwrite = cli.overwrite;
+  options.terms = cli.terms;
   if (!cli.plan.empty()) options.plan = synth::read_collection_plans(cli.plan);
   const auto files = synth::write_synthetic_dataset(options);
   int64_t configs = 0;
@@ -68,7 +70,10 @@ void add_synth_command(CLI::App& app) {
   add_threads_option(cmd, options->threads, "Files generated in parallel")->check(at_least(0));
   cmd->add_flag("--stored", options->stored, "Write uncompressed (stored) npz entries");
   cmd->add_flag("--overwrite", options->overwrite,
-                "Replace an existing dataset under --out (its npz/ and answers/ folders)");
+                "Replace an existing dataset under --out (its npz/, answers/ and terms/ folders)");
+  cmd->add_flag("--terms", options->terms,
+                "Also write terms/<path below npz/>: each layout file's noiseless runtime per "
+                "configuration split by the cost model's terms (docs/synthetic.md)");
   cmd->callback([options]() { run_synth(*options); });
 }
 

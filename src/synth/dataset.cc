@@ -72,6 +72,25 @@ std::string file_stem(const std::string& prefix, const std::string& split, int64
   return buffer;
 }
 
+// A layout file's noiseless runtimes by cost term (SynthOptions::terms).
+void write_terms(const std::string& path, const SynthGraph& graph, bool compress) {
+  const int64_t count = static_cast<int64_t>(graph.terms.size());
+  std::vector<double> fixed(1, count > 0 ? graph.terms[0].fixed_ns : 0.0), nodes(count),
+      followers(count), copies(count);
+  for (int64_t j = 0; j < count; ++j) {
+    nodes[j] = graph.terms[j].nodes_ns;
+    followers[j] = graph.terms[j].followers_ns;
+    copies[j] = graph.terms[j].copies_ns;
+  }
+  io::NpzWriter writer(path, compress);
+  writer.add("fixed_ns", io::make_array(fixed, {1}));
+  writer.add("nodes_ns", io::make_array(nodes, {count}));
+  writer.add("followers_ns", io::make_array(followers, {count}));
+  writer.add("copies_ns", io::make_array(copies, {count}));
+  writer.add("noiseless_ns", io::make_array(graph.noiseless, {count}));
+  writer.commit();
+}
+
 void write_answers(const std::string& path, const io::RuntimeColumns& runtimes, bool compress) {
   io::NpzWriter writer(path, compress);
   const int64_t count = static_cast<int64_t>(runtimes.runtime_ns.size());
@@ -90,6 +109,10 @@ nlohmann::json report_json(const SynthOptions& options, const std::vector<Collec
   report["scale"] = scale_name(options.scale);
   report["noise"] = options.noise;
   report["answers"] = "answers/<path below npz/>: test-split config_runtime (+ normalizers)";
+  if (options.terms)
+    report["terms"] =
+        "terms/<path below npz/>: layout noiseless runtime by cost term (fixed_ns, nodes_ns, "
+        "followers_ns, copies_ns, noiseless_ns)";
   nlohmann::json collections = nlohmann::json::object();
   for (const CollectionPlan& collection : plan) {
     for (const std::string& split : split_names()) {
@@ -213,7 +236,8 @@ std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uin
   return files;
 }
 
-SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise) {
+SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise,
+                         bool terms) {
   SynthGraph graph;
   if (collection.id.kind == data::ConfigKind::Tile) {
     TileKernelOptions options;
@@ -232,6 +256,7 @@ SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& fi
                                                       : LayoutSearch::Random;
     options.noise = noise;
     options.config_stream = options.search == LayoutSearch::Default ? 1 : 2;
+    options.terms = terms;
     graph = synth_layout_graph(options, file.seed);
   }
   graph.record.graph.name = file.name;
@@ -243,12 +268,15 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
   check_data(options.noise >= 0 && options.noise < 1, "synth", "noise",
              "must be in [0, 1), got " + std::to_string(options.noise));
   const fs::path root(options.out);
-  const fs::path npz_root = root / "npz", answers_root = root / "answers";
-  if (fs::exists(npz_root) || fs::exists(answers_root)) {
-    check_data(options.overwrite, root.string(), "",
-               "already holds a dataset (npz/ or answers/); pass --overwrite to replace it");
+  const fs::path npz_root = root / "npz", answers_root = root / "answers",
+                 terms_root = root / "terms";
+  if (fs::exists(npz_root) || fs::exists(answers_root) || fs::exists(terms_root)) {
+    check_data(
+        options.overwrite, root.string(), "",
+        "already holds a dataset (npz/, answers/ or terms/); pass --overwrite to replace it");
     fs::remove_all(npz_root);
     fs::remove_all(answers_root);
+    fs::remove_all(terms_root);  // a new dataset's terms, or none
   }
   const std::vector<CollectionPlan> plan =
       options.plan.empty() ? plan_for_scale(options.scale) : options.plan;
@@ -256,10 +284,10 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
   for (const CollectionPlan& collection : plan) {
     for (const std::string& split : split_names()) {
       fs::create_directories(root / id_dir(collection.id) / split);
-      if (split == "test") {
-        fs::create_directories(answers_root /
-                               fs::path(id_dir(collection.id)).lexically_relative("npz") / split);
-      }
+      const fs::path below_npz = fs::path(id_dir(collection.id)).lexically_relative("npz") / split;
+      if (split == "test") fs::create_directories(answers_root / below_npz);
+      if (options.terms && collection.id.kind == data::ConfigKind::Layout)
+        fs::create_directories(terms_root / below_npz);
     }
   }
   // Largest files first, so that no thread is left with a big one at the end.
@@ -280,8 +308,11 @@ std::vector<SynthFileSummary> write_synthetic_dataset(const SynthOptions& option
     const CollectionPlan& collection = plan[file.collection];
     const std::string& split = split_names()[file.split];
     try {
-      SynthGraph graph = generate_file(collection, file, options.noise);
+      SynthGraph graph = generate_file(collection, file, options.noise, options.terms);
       const fs::path relative = fs::path(id_dir(collection.id)) / split / (file.name + ".npz");
+      if (!graph.terms.empty())
+        write_terms((terms_root / relative.lexically_relative("npz")).string(), graph,
+                    options.compress);
       if (split == "test") {
         write_answers((answers_root / relative.lexically_relative("npz")).string(), graph.runtimes,
                       options.compress);

@@ -53,8 +53,9 @@ struct PlannedFile {
 // Draws every file's name and size from the seed (cheap; no graphs are built).
 std::vector<PlannedFile> plan_files(const std::vector<CollectionPlan>& plan, uint64_t seed);
 
-// Generates one planned file in memory.
-SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise);
+// Generates one planned file in memory (with SynthGraph::terms for a layout file when `terms`).
+SynthGraph generate_file(const CollectionPlan& collection, const PlannedFile& file, double noise,
+                         bool terms = false);
 
 struct SynthOptions {
   std::string out;  // dataset root
@@ -63,7 +64,10 @@ struct SynthOptions {
   double noise = 0.01;               // log-normal sigma of the runtime noise
   int threads = 0;                   // 0 = OpenMP's default (all cores)
   bool compress = true;              // DEFLATE the npz entries
-  bool overwrite = false;            // replace ROOT/npz and ROOT/answers when they exist
+  bool overwrite = false;  // replace ROOT/npz, ROOT/answers and ROOT/terms when they exist
+  // Also write ROOT/terms/<path below ROOT/npz>: each layout file's noiseless runtime by cost
+  // term (fixed_ns, nodes_ns, followers_ns, copies_ns, noiseless_ns; float64 per configuration).
+  bool terms = false;
   std::vector<CollectionPlan> plan;  // when not empty, used instead of plan_for_scale(scale)
 };
 

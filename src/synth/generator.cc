@@ -212,6 +212,12 @@ SynthGraph synth_layout_graph(const LayoutGraphOptions& options, uint64_t seed) 
   for (int64_t j = 0; j < options.configs; ++j) {
     out.noiseless[j] = model.runtime_ns(configs.layout.data() + j * row_size);
   }
+  if (options.terms) {
+    out.terms.resize(options.configs);
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < options.configs; ++j)
+      out.terms[j] = model.terms_ns(configs.layout.data() + j * row_size);
+  }
   Random noise_random(derive_seed(seed, kNoiseStream, options.config_stream));
   out.runtimes.runtime_ns = add_noise(out.noiseless, options.noise, noise_random);
   configs.runtimes.assign(out.runtimes.runtime_ns.begin(), out.runtimes.runtime_ns.end());

@@ -9,6 +9,7 @@
 
 #include "data/collection.h"
 #include "io/tpugraphs_npz.h"
+#include "synth/layout_cost.h"
 #include "synth/model_programs.h"
 
 namespace graphcost::synth {
@@ -31,6 +32,7 @@ struct LayoutGraphOptions {
   // Mixed into the configuration and noise seeds only: two collections can share a program
   // (same seed) and still draw their own configurations, as TpuGraphs' default and random do.
   uint64_t config_stream = 0;
+  bool terms = false;  // also fill SynthGraph::terms (the noiseless runtime by cost term)
 };
 
 struct TileKernelOptions {
@@ -46,6 +48,9 @@ struct SynthGraph {
   io::RuntimeColumns runtimes;    // the integer columns the file stores (noisy)
   std::vector<double> noiseless;  // noiseless runtime in ns per configuration
   double noise_ceiling = 1.0;     // Kendall tau-b between noiseless and noisy runtimes
+  // Layout, with LayoutGraphOptions::terms: the noiseless runtime of each configuration split by
+  // the cost model's terms; empty otherwise.
+  std::vector<LayoutCostTerms> terms;
 };
 
 // A layout graph: `options.nodes` nodes, about configurable_fraction of them configurable,

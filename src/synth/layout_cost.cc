@@ -202,25 +202,26 @@ LayoutCostModel::LayoutCostModel(const std::vector<Instruction>& nodes,
   }
 }
 
-double LayoutCostModel::runtime_ns(const int8_t* config) const {
+template <class Add>
+void LayoutCostModel::for_each_term(const int8_t* config, Add&& add) const {
   const int64_t nc = static_cast<int64_t>(configurable_nodes_.size());
   std::vector<const int8_t*> layouts(3 * nc);
   for (int64_t s = 0; s < 3 * nc; ++s) layouts[s] = resolve(config + 6 * s, tensor_ranks_[s]);
   auto layout_of = [&](LayoutRef ref, size_t rank) {
     return ref.slot < 0 ? kDefaultLayouts[rank] : layouts[ref.slot];
   };
-  double total = fixed_ns_;
   for (int64_t k = 0; k < nc; ++k) {
     const Instruction* input =
         tensor_ranks_[3 * k + 1] > 0 ? &configurable_operands_[2 * k] : nullptr;
     const Instruction* kernel =
         tensor_ranks_[3 * k + 2] > 0 ? &configurable_operands_[2 * k + 1] : nullptr;
-    total += configurable_node_cost_ns(configurable_nodes_[k], input, kernel, layouts[3 * k],
-                                       layouts[3 * k + 1], layouts[3 * k + 2], params_);
+    add(Term::Node, configurable_node_cost_ns(configurable_nodes_[k], input, kernel, layouts[3 * k],
+                                              layouts[3 * k + 1], layouts[3 * k + 2], params_));
   }
   for (const FollowerTerm& f : followers_) {
     const Shape& shape = f.shape;
-    total += f.bytes_factor * padded_shape(shape.dims, shape.rank, layout_of(f.layout, shape.rank));
+    add(Term::Follower,
+        f.bytes_factor * padded_shape(shape.dims, shape.rank, layout_of(f.layout, shape.rank)));
   }
   for (const EdgeTerm& e : edges_) {
     const Shape& shape = e.shape;
@@ -228,12 +229,29 @@ double LayoutCostModel::runtime_ns(const int8_t* config) const {
     const int8_t* expected = layout_of(e.expected, shape.rank);
     if (std::memcmp(produced, expected, shape.rank) == 0) continue;
     // A copy reads the array in one layout and writes it in the other.
-    total += params_.copy_overhead_ns + e.bytes_per_element *
-                                            (padded_shape(shape.dims, shape.rank, produced) +
-                                             padded_shape(shape.dims, shape.rank, expected)) /
-                                            params_.bandwidth_bytes_per_ns;
+    add(Term::Copy,
+        params_.copy_overhead_ns + e.bytes_per_element *
+                                       (padded_shape(shape.dims, shape.rank, produced) +
+                                        padded_shape(shape.dims, shape.rank, expected)) /
+                                       params_.bandwidth_bytes_per_ns);
   }
+}
+
+double LayoutCostModel::runtime_ns(const int8_t* config) const {
+  double total = fixed_ns_;
+  for_each_term(config, [&total](Term, double ns) { total += ns; });
   return total;
+}
+
+LayoutCostTerms LayoutCostModel::terms_ns(const int8_t* config) const {
+  LayoutCostTerms terms;
+  terms.fixed_ns = fixed_ns_;
+  for_each_term(config, [&terms](Term term, double ns) {
+    (term == Term::Node       ? terms.nodes_ns
+     : term == Term::Follower ? terms.followers_ns
+                              : terms.copies_ns) += ns;
+  });
+  return terms;
 }
 
 }  // namespace graphcost::synth

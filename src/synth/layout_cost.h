@@ -31,6 +31,16 @@ double configurable_node_cost_ns(const Instruction& node, const Instruction* inp
                                  const int8_t* input_layout, const int8_t* kernel_layout,
                                  const LayoutCostParams& params);
 
+// A runtime split by the cost model's terms (docs/synthetic.md): what no configuration changes,
+// the configurable nodes' own cost, the traffic of the elementwise nodes that follow a configured
+// layout, and the inserted layout copies. runtime_ns is their sum.
+struct LayoutCostTerms {
+  double fixed_ns = 0;
+  double nodes_ns = 0;
+  double followers_ns = 0;
+  double copies_ns = 0;
+};
+
 // Per-graph cost model: precomputes the configuration-independent part once, then evaluates a
 // configuration in time proportional to the nodes and edges its layouts can affect.
 class LayoutCostModel {
@@ -41,6 +51,8 @@ class LayoutCostModel {
   // Noiseless runtime in ns of one configuration: configurable.size() * 18 values, each node's
   // output, input and kernel minor_to_major (padded with -1; all -1 = compiler default).
   double runtime_ns(const int8_t* config) const;
+  // The same runtime by term (the terms add up to runtime_ns up to rounding).
+  LayoutCostTerms terms_ns(const int8_t* config) const;
   // The part of every runtime no configuration changes.
   double fixed_ns() const { return fixed_ns_; }
   // Which of a configurable node's three tensors exist (output always; input and kernel when
@@ -68,6 +80,10 @@ class LayoutCostModel {
   };
 
   static Shape shape_of(const Instruction& inst);
+  enum class Term { Node, Follower, Copy };
+  // Calls add(term, ns) for every configuration-dependent term of config, in one fixed order.
+  template <class Add>
+  void for_each_term(const int8_t* config, Add&& add) const;
 
   std::vector<Instruction> configurable_nodes_;     // copies of the configurable nodes
   std::vector<Instruction> configurable_operands_;  // 2 per configurable node (may be empty)

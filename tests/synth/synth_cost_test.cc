@@ -58,6 +58,11 @@ class TransposeProgram : public ::testing::Test {
     transpose_layouts.resize(18, -1);
     return model.runtime_ns(transpose_layouts.data());
   }
+  LayoutCostTerms terms(std::vector<int8_t> transpose_layouts) {
+    LayoutCostModel model(nodes_, {1}, params_);
+    transpose_layouts.resize(18, -1);
+    return model.terms_ns(transpose_layouts.data());
+  }
   std::vector<Instruction> nodes_;
   LayoutCostParams params_;
 };
@@ -78,12 +83,23 @@ TEST_F(TransposeProgram, LargeMinorOutputPaysOneCopy) {
   const double expected = 2048 * 4 + 2048 * 4 + 8.0 * 2048 + 1000 + 4.0 * (2048 + 32768);
   EXPECT_DOUBLE_EQ(runtime({0, 1}), expected);
   EXPECT_LT(runtime({0, 1}), runtime({}));
+  // By term: the transpose's own traffic, the negate following its layout, the copy; the
+  // parameter and the tuple are free, so nothing is fixed.
+  const LayoutCostTerms split = terms({0, 1});
+  EXPECT_DOUBLE_EQ(split.fixed_ns, 0.0);
+  EXPECT_DOUBLE_EQ(split.nodes_ns, 2048 * 4 + 2048 * 4);
+  EXPECT_DOUBLE_EQ(split.followers_ns, 8.0 * 2048);
+  EXPECT_DOUBLE_EQ(split.copies_ns, 1000 + 4.0 * (2048 + 32768));
 }
 
 TEST_F(TransposeProgram, SmallMinorInputCostsTraffic) {
   // Input [8, 256] with dim 0 (8) minor: 128 * 256 el; the parameter must be copied into it.
   const double expected = 32768 * 4 + 32768 * 4 + 8.0 * 32768 + 1000 + 4.0 * (2048 + 32768);
   EXPECT_DOUBLE_EQ(runtime({-1, -1, -1, -1, -1, -1, 0, 1}), expected);
+  const LayoutCostTerms split = terms({-1, -1, -1, -1, -1, -1, 0, 1});
+  EXPECT_DOUBLE_EQ(split.nodes_ns, 32768 * 4 + 32768 * 4);
+  EXPECT_DOUBLE_EQ(split.followers_ns, 8.0 * 32768);
+  EXPECT_DOUBLE_EQ(split.copies_ns, 1000 + 4.0 * (2048 + 32768));
 }
 
 TEST_F(TransposeProgram, PartialLayoutMeansDefault) {

@@ -146,6 +146,51 @@ TEST(SynthDataset, FilesHoldWhatTheGeneratorMadeInMemory) {
   }
 }
 
+// --terms: each layout file's noiseless runtime by cost term beside the dataset, which is the same
+// as without them; the terms add up to the generator's noiseless runtimes.
+TEST(SynthDataset, TermsAddUpToTheNoiselessRuntimes) {
+  const std::string plain = temp_root("plain"), with_terms = temp_root("terms");
+  write_synthetic_dataset(tiny_options(plain, 1));
+  SynthOptions options = tiny_options(with_terms, 2);
+  options.terms = true;
+  write_synthetic_dataset(options);
+  EXPECT_FALSE(fs::exists(plain + "/terms"));
+  EXPECT_FALSE(fs::exists(with_terms + "/terms/tile"));  // layout only
+  const std::vector<CollectionPlan> plan = tiny_plan();
+  int layout_files = 0;
+  for (const PlannedFile& file : plan_files(plan, 5)) {
+    const CollectionPlan& collection = plan[file.collection];
+    if (collection.id.kind != data::ConfigKind::Layout) continue;
+    ++layout_files;
+    const std::string below = "layout/xla/random/" + split_names()[file.split] + "/" + file.name;
+    const data::GraphRecord a = io::read_tpugraphs_npz(plain + "/npz/" + below + ".npz");
+    const data::GraphRecord b = io::read_tpugraphs_npz(with_terms + "/npz/" + below + ".npz");
+    EXPECT_EQ(a.graph.node_features, b.graph.node_features);
+    EXPECT_EQ(a.configs.layout, b.configs.layout);
+    EXPECT_EQ(a.configs.runtimes, b.configs.runtimes);
+    const SynthGraph expected = generate_file(collection, file, 0.01);
+    io::NpzReader reader(with_terms + "/terms/" + below + ".npz");
+    const std::vector<double> fixed = reader.read("fixed_ns").to_vector<double>("fixed_ns");
+    const std::vector<double> nodes = reader.read("nodes_ns").to_vector<double>("nodes_ns");
+    const std::vector<double> followers =
+        reader.read("followers_ns").to_vector<double>("followers_ns");
+    const std::vector<double> copies = reader.read("copies_ns").to_vector<double>("copies_ns");
+    const std::vector<double> noiseless =
+        reader.read("noiseless_ns").to_vector<double>("noiseless_ns");
+    EXPECT_EQ(noiseless, expected.noiseless);
+    ASSERT_EQ(fixed.size(), 1u);
+    ASSERT_EQ(nodes.size(), expected.noiseless.size());
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      EXPECT_GT(nodes[j], 0.0);
+      EXPECT_NEAR(fixed[0] + nodes[j] + followers[j] + copies[j], noiseless[j], 1e-9 * noiseless[j])
+          << j;
+    }
+  }
+  EXPECT_EQ(layout_files, 3);
+  const auto report = nlohmann::json::parse(read_file(with_terms + "/synth_report.json"));
+  EXPECT_TRUE(report.contains("terms"));
+}
+
 TEST(SynthDataset, RefusesAnExistingDatasetUnlessOverwrite) {
   const std::string root = temp_root("again");
   SynthOptions options = tiny_options(root, 2);
