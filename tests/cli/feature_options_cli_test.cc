@@ -41,7 +41,7 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   ASSERT_EQ(run_graphcost("train --data " + data + " --collection layout:xla:random --out " + run +
                               " --iterations 20 --graphs-per-batch 2 --slate-size 4 --hidden 16 16"
                               " --threads 1 --minus-one-padding --shape-mod128 --rw-steps 3"
-                              " --virtual-node",
+                              " --virtual-node --layout-shapes",
                           &output),
             0)
       << output;
@@ -51,6 +51,7 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   EXPECT_EQ(model.at("shape_mod128"), true);
   EXPECT_EQ(model.at("random_walk_steps"), 3);
   EXPECT_EQ(model.at("virtual_node"), true);
+  EXPECT_EQ(model.at("layout_shapes"), true);
 
   output.clear();
   ASSERT_EQ(

@@ -75,6 +75,7 @@ TrainOptions changed_options() {
   m.segment_partition = "metis";
   m.minus_one_padding = true;
   m.shape_mod128 = true;
+  m.layout_shapes = true;  // refused with tile by the check, which this reading skips
   m.random_walk_steps = 3;
   m.virtual_node = true;
   m.architecture = "mlp";
@@ -136,14 +137,31 @@ TEST(TrainOptionsTable, WritesTheConfigJsonKeys) {
                                                "gst_stale_dropout",
                                                "gst_partition",
                                                "model"}));
-  EXPECT_EQ(keys_of(j["model"]),
-            (std::set<std::string>{
-                "kind", "node_feature_width", "config_width", "num_opcodes", "opcode_embedding",
-                "node_feature_dim", "config_embedding", "config_one_hot", "config_values",
-                "hidden", "dropout", "activation",
-                "minus_one_padding", "shape_mod128", "random_walk_steps", "virtual_node",
-                "architecture", "head", "pairwise_references", "attention",
-                "attention_temperature", "graph_norm", "segment_nodes", "segment_partition"}));
+  EXPECT_EQ(keys_of(j["model"]), (std::set<std::string>{"kind",
+                                                        "node_feature_width",
+                                                        "config_width",
+                                                        "num_opcodes",
+                                                        "opcode_embedding",
+                                                        "node_feature_dim",
+                                                        "config_embedding",
+                                                        "config_one_hot",
+                                                        "config_values",
+                                                        "hidden",
+                                                        "dropout",
+                                                        "activation",
+                                                        "minus_one_padding",
+                                                        "shape_mod128",
+                                                        "layout_shapes",
+                                                        "random_walk_steps",
+                                                        "virtual_node",
+                                                        "architecture",
+                                                        "head",
+                                                        "pairwise_references",
+                                                        "attention",
+                                                        "attention_temperature",
+                                                        "graph_norm",
+                                                        "segment_nodes",
+                                                        "segment_partition"}));
   EXPECT_EQ(j["prune_hops"], -1);
   EXPECT_EQ(j["collection"], "layout:xla:random");
   EXPECT_EQ(j["model"]["kind"], "layout");
@@ -327,7 +345,7 @@ TEST(TrainOptionsTable, FlagsAreTheJsonKeys) {
     ++model_flags;
   }
   // all but kind, the two widths and config_values (data) and the segment fields (gst_*)
-  EXPECT_EQ(model_flags, 18);
+  EXPECT_EQ(model_flags, 19);
 }
 
 }  // namespace

@@ -35,6 +35,7 @@ GraphFeatureOptions graph_feature_options(const ModelOptions& options) {
   features.random_walk_steps = options.random_walk_steps;
   features.virtual_node = options.virtual_node;
   features.virtual_opcode = options.num_opcodes;
+  features.layout_shapes = options.layout_shapes;
   return features;
 }
 
@@ -77,12 +78,14 @@ GraphTensors make_graph_tensors(const data::Graph& graph, const GraphFeatureOpti
   check_csr(graph.users, n, where, "users");
   check_data(graph.operands.indices.size() == graph.users.indices.size(), where, "users",
              "operands and users must hold the same edges");
-  const bool tpugraphs_columns = options.minus_one_padding || options.shape_mod128;
-  check_data(!tpugraphs_columns || graph.feature_width == data::kTpuGraphsFeatureWidth, where,
-             "node_features",
-             "minus_one_padding and shape_mod128 read the TpuGraphs columns and need " +
-                 std::to_string(data::kTpuGraphsFeatureWidth) + " node features, not " +
-                 std::to_string(graph.feature_width));
+  const bool tpugraphs_columns =
+      options.minus_one_padding || options.shape_mod128 || options.layout_shapes;
+  check_data(
+      !tpugraphs_columns || graph.feature_width == data::kTpuGraphsFeatureWidth, where,
+      "node_features",
+      "minus_one_padding, shape_mod128 and layout_shapes read the TpuGraphs columns and need " +
+          std::to_string(data::kTpuGraphsFeatureWidth) + " node features, not " +
+          std::to_string(graph.feature_width));
   check_data(options.random_walk_steps >= 0, where, "random_walk_steps", "must be >= 0");
 
   GraphTensors t = options.virtual_node ? tensors_of(data::with_virtual_output_node(
@@ -119,6 +122,24 @@ GraphTensors make_graph_tensors(const data::Graph& graph, const GraphFeatureOpti
       for (float x : data::shape_mod128(raw)) row[c++] = signed_log(x);
     }
     for (int64_t k = 0; k < steps; ++k) row[c++] = walks[v * steps + k];
+  }
+  if (options.layout_shapes) {
+    // The tensors a layout configuration lays out: the node's output, then its first two
+    // operands (edge order), as node features 21-26 give their shapes.
+    const int64_t nc = static_cast<int64_t>(graph.configurable_nodes.size());
+    t.config_dims = torch::zeros({nc, 3, 6}, torch::kFloat);
+    float* dims = t.config_dims.data_ptr<float>();
+    for (int64_t k = 0; k < nc; ++k) {
+      const int32_t v = graph.configurable_nodes[k];
+      const int64_t first = graph.operands.offsets[v], end = graph.operands.offsets[v + 1];
+      const int32_t tensors[3] = {v, end > first ? graph.operands.indices[first] : -1,
+                                  end > first + 1 ? graph.operands.indices[first + 1] : -1};
+      for (int tensor = 0; tensor < 3; ++tensor) {
+        if (tensors[tensor] < 0) continue;
+        std::memcpy(dims + (k * 3 + tensor) * 6,
+                    graph.features(tensors[tensor]) + data::kShapeDimsColumn, 6 * sizeof(float));
+      }
+    }
   }
   return t;
 }

@@ -20,6 +20,7 @@ struct GraphFeatureOptions {
   int64_t random_walk_steps = 0;   // + K columns: random-walk positional encodings
   bool virtual_node = false;       // + 1 node consuming every sink, opcode virtual_opcode
   int64_t virtual_opcode = 0;
+  bool layout_shapes = false;  // GraphTensors::config_dims from shape dims 21-26
 };
 
 // Columns these options append to a graph's node features.
@@ -40,6 +41,10 @@ struct GraphTensors {
   torch::Tensor configurable_nodes;  // [nc] int64 (layout), empty for tile
   // [n, 6] float32 in [-1, 5], the -1-padded node layouts; only with minus_one_padding.
   torch::Tensor node_layout;
+  // [nc, 3, 6] float32: the shape dims of each configurable node's output, first operand and
+  // second operand (zeros where there is none), the tensors its configuration lays out; only
+  // with layout_shapes.
+  torch::Tensor config_dims;
 };
 
 // Builds a graph's tensors (feature compression included), with the extra inputs the options

@@ -132,7 +132,14 @@ const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
 }
 
 torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
-  return model::encode_configs(slate.config_features, options_.kind, config_linear_, tile_values_);
+  torch::Tensor config_dims;
+  if (options_.layout_shapes) {
+    config_dims = slate.graph->config_dims;
+    check_data(config_dims.defined(), kWhere, "config_dims",
+               "the model gives layout shapes, but the graph tensors were built without them");
+  }
+  return model::encode_configs(slate.config_features, options_.kind, config_linear_, tile_values_,
+                               config_dims);
 }
 
 torch::Tensor RankerImpl::node_state(const GraphTensors& graph) {

@@ -109,6 +109,15 @@ const OptionField<M> kFields[] = {
      "Node layout columns 134-139 -1-padded and one-hot like the configurations"},
     {"shape_mod128", "--shape-mod128", &M::shape_mod128,
      "Add x % 128 and x / 128 of the shape dims as node features"},
+    {"layout_shapes", "--layout-shapes", &M::layout_shapes,
+     "Layout: give each configured tensor's two minor dims and its padding to (8, 128) tiles "
+     "under the configuration's layout as configuration inputs (from the shapes of the node and "
+     "its operands)",
+     [](const M& o) {
+       return std::string(!o.layout_shapes || o.kind == data::ConfigKind::Layout
+                              ? ""
+                              : "applies to layout configurations, not tile");
+     }},
     {"random_walk_steps", "--random-walk-steps,--rw-steps", &M::random_walk_steps,
      "Random-walk positional encodings of 1..K steps (0: off)",
      [](const M& o) { return std::string(o.random_walk_steps >= 0 ? "" : "must be >= 0"); }},
@@ -171,7 +180,8 @@ int64_t config_input_width(const ModelOptions& options) {
   }
   const int64_t values = options.config_embedding > 0 ? options.config_embedding
                                                       : options.config_width * data::kLayoutValues;
-  return values + 1;  // + the "is configured" indicator
+  // + the tensors' minor dims and padding (layout_shapes), + the "is configured" indicator
+  return values + (options.layout_shapes ? kLayoutShapeColumns : 0) + 1;
 }
 
 void to_json(nlohmann::json& j, const ModelOptions& options) {

@@ -47,6 +47,9 @@ struct ModelOptions {
   // Extra node inputs (docs/features.md), built into GraphTensors by make_graph_tensors:
   bool minus_one_padding = false;  // node layout columns one-hot like the configurations
   bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
+  // Layout: each configured tensor's two minor dims and its (8, 128)-tile padding under the
+  // configured layout, as configuration inputs (config_encoding.h).
+  bool layout_shapes = false;
   int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
   bool virtual_node = false;       // a virtual output node fed by every sink
   // Architecture options (docs/model-architecture.md); the defaults give the model above.
@@ -72,9 +75,14 @@ void check_model_options(const ModelOptions& options);
 // Layout values v in [-1, 5] are one-hot encoded over {-1, ..., 5} per column (7 columns each),
 // so -1 ("default layout") is a category of its own, unrelated to 0; a separate "is configured"
 // column is 1 at the configurable nodes and 0 elsewhere. Tile values pass through sign(x) *
-// log(1 + |x|), followed by the one-hot columns of config_values. Width of one node's
+// log(1 + |x|), followed by the one-hot columns of config_values. With layout_shapes, a layout
+// configuration also gives kLayoutShapeColumns columns (config_encoding.h). Width of one node's
 // configuration input for these options:
 int64_t config_input_width(const ModelOptions& options);
+
+// layout_shapes' columns: per laid-out tensor (output, input, kernel), log(1 + the minor-most
+// dim), log(1 + the second-minor dim) and log2 of its padding to (8, 128) tiles.
+constexpr int64_t kLayoutShapeColumns = 9;
 // Columns a tile configuration has before the optional config_embedding: config_width plus one
 // per value in config_values.
 int64_t tile_encoded_width(const ModelOptions& options);

@@ -1,10 +1,13 @@
 // The optional node inputs of docs/features.md through graph tensors and the ranker.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "../gradient_testing.h"
 #include "../random_graph.h"
 #include "core/error.h"
 #include "data/input_features.h"
+#include "model/forward/config_encoding.h"
 #include "model/forward/ranker.h"
 
 namespace graphcost::model {
@@ -46,6 +49,73 @@ GraphFeatureOptions all_on() {
   f.random_walk_steps = 3;
   f.virtual_node = true;
   return f;
+}
+
+// layout_shapes: a configurable node 2 (output [8, 300, 5]) reading node 0 ([8, 256]) then node 1
+// ([256]); node 3 is configurable with no operands. Each tensor's two minor dims under the
+// configured layout (or the default order, minor-most = the last dim) and log2 of its padding to
+// (8, 128) tiles, by hand.
+TEST(InputFeatures, LayoutShapesGiveTheMinorDimsAndPaddingOfEachConfiguredTensor) {
+  data::Graph g;
+  g.num_nodes = 4;
+  g.feature_width = 140;
+  g.node_features.assign(4 * 140, 0.0f);
+  g.opcodes = {1, 1, 2, 3};
+  const std::vector<std::vector<float>> shapes = {{8, 256}, {256}, {8, 300, 5}, {}};
+  for (int64_t v = 0; v < 4; ++v)
+    for (size_t k = 0; k < shapes[v].size(); ++k)
+      g.node_features[v * 140 + data::kShapeDimsColumn + k] = shapes[v][k];
+  g.edges = {2, 0, 2, 1};
+  g.configurable_nodes = {2, 3};
+  g.build_adjacency();
+  GraphFeatureOptions f;
+  f.layout_shapes = true;
+  const GraphTensors t = make_graph_tensors(g, f);
+  ASSERT_EQ(t.config_dims.sizes(), (std::vector<int64_t>{2, 3, 6}));
+  EXPECT_TRUE(
+      torch::equal(t.config_dims[0][1], torch::tensor({8.0f, 256.0f, 0.0f, 0.0f, 0.0f, 0.0f})));
+  EXPECT_EQ(t.config_dims[1].abs().sum().item<float>(), 0.0f);  // no operands, no shape
+  // Configuration 0: every layout the default. Configuration 1: output (0, 2, 1): dim 0 (8)
+  // minor, then dim 2 (5); input (0, 1): dim 0 (8) minor; kernel (0): its only dim.
+  std::vector<float> values(2 * 2 * 18, -1.0f);
+  const float chosen[] = {0, 2, 1, -1, -1, -1, 0, 1, -1, -1, -1, -1, 0, -1, -1, -1, -1, -1};
+  std::copy(chosen, chosen + 18, values.begin() + 2 * 18);
+  const torch::Tensor configs = torch::tensor(values).reshape({2, 2, 18});
+  const torch::Tensor columns = layout_shape_columns(configs, t.config_dims);
+  ASSERT_EQ(columns.sizes(), (std::vector<int64_t>{2, 2, kLayoutShapeColumns}));
+  auto l = [](double x) { return static_cast<float>(std::log1p(x)); };
+  auto l2 = [](double x) { return static_cast<float>(std::log2(x)); };
+  // Default: output minor 5 then 300 -> 128 * 304 / 1500; input minor 256 then 8 -> no
+  // padding; kernel [256]: rank 1, 256 -> 256.
+  const torch::Tensor default_layout =
+      torch::tensor({l(5), l(300), l2(128.0 * 304 / 1500), l(256), l(8), 0.0f, l(256), l(1), 0.0f});
+  // Chosen: output minor 8 then 5 -> 128 * 8 / 40; input minor 8 then 256 -> 128 * 256 / 2048.
+  const torch::Tensor chosen_layout = torch::tensor(
+      {l(8), l(5), l2(128.0 * 8 / 40), l(8), l(256), l2(128.0 * 256 / 2048), l(256), l(1), 0.0f});
+  EXPECT_TRUE(torch::allclose(columns[0][0], default_layout, 0, 1e-6)) << columns[0][0];
+  EXPECT_TRUE(torch::allclose(columns[1][0], chosen_layout, 0, 1e-6)) << columns[1][0];
+  EXPECT_EQ(columns.select(1, 1).abs().sum().item<float>(), 0.0f);  // node 3: nothing laid out
+  // Through a model: the columns sit between the one-hot values and the indicator.
+  ModelOptions o;
+  o.node_feature_width = 140;
+  o.config_width = 18;
+  o.num_opcodes = 4;
+  o.hidden = {8};
+  o.layout_shapes = true;
+  EXPECT_EQ(config_input_width(o), 18 * data::kLayoutValues + kLayoutShapeColumns + 1);
+  Ranker model(o);
+  Slate slate;
+  slate.graph = &t;
+  slate.config_features = configs;
+  const torch::Tensor encoded = model->encode_configs(slate);
+  ASSERT_EQ(encoded.size(2), config_input_width(o));
+  EXPECT_TRUE(
+      torch::equal(encoded.narrow(2, 18 * data::kLayoutValues, kLayoutShapeColumns), columns));
+  EXPECT_TRUE(torch::allclose(model->forward(slate), model->forward_dense(slate), 1e-4, 1e-5));
+  // Graph tensors built without the shapes are refused by such a model.
+  const GraphTensors plain = make_graph_tensors(g);
+  slate.graph = &plain;
+  EXPECT_THROW(model->encode_configs(slate), Error);
 }
 
 TEST(InputFeatures, GraphTensorsCarryTheExtraInputs) {
