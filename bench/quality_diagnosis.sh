@@ -12,6 +12,7 @@
 #   long       2 x ITERATIONS                 (optimisation: schedule length)
 #   cosine     100 iterations of warm-up, then a cosine decay to 0 (optimisation: schedule shape)
 #   lr3        Adam 3e-3                      (optimisation: step size)
+#   shapes     --layout-shapes: each laid-out tensor's minor dims and tile padding as inputs (inputs)
 #   default    train's defaults (SAGE 146 x 4, G = 4, S = 10, 1,000 iterations, no decay): what a
 #              user gets without options
 #   xgb        XGBoost on graph features (xgb train defaults), no curve: the tabular reference
@@ -76,6 +77,7 @@ for c in "${collections[@]}"; do
           long) its=$((2 * iterations)) schedule=(--decay-at $((2 * iterations * 3 / 4))) ;;
           cosine) schedule=(--lr-schedule cosine --warmup 100) ;;
           lr3) extra+=(--lr 3e-3) ;;
+          shapes) extra+=(--layout-shapes) ;;
           default) its=1000 extra=() schedule=() batch=() ;;
           *) echo "quality_diagnosis: unknown variant $v" >&2; exit 2 ;;
         esac
