@@ -89,4 +89,32 @@ std::optional<CollectionId> collection_id_in_path(const std::string& path) {
   return std::nullopt;
 }
 
+namespace {
+
+class SelectedCollection : public Collection {
+ public:
+  SelectedCollection(std::unique_ptr<Collection> base, std::vector<int64_t> kept)
+      : base_(std::move(base)), kept_(std::move(kept)) {}
+  const CollectionId& id() const override { return base_->id(); }
+  const std::string& split() const override { return base_->split(); }
+  int64_t size() const override { return static_cast<int64_t>(kept_.size()); }
+  const Graph& graph(int64_t g) const override { return base_->graph(kept_[g]); }
+  ConfigView configs(int64_t g) const override { return base_->configs(kept_[g]); }
+  const std::string& source(int64_t g) const override { return base_->source(kept_[g]); }
+
+ private:
+  std::unique_ptr<Collection> base_;
+  std::vector<int64_t> kept_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collection> select_graphs(std::unique_ptr<Collection> base,
+                                          std::vector<int64_t> kept) {
+  for (int64_t g : kept)
+    check_data(g >= 0 && g < base->size(), "select_graphs", "kept",
+               "graph " + std::to_string(g) + " out of range");
+  return std::make_unique<SelectedCollection>(std::move(base), std::move(kept));
+}
+
 }  // namespace graphcost::data

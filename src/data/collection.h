@@ -69,6 +69,11 @@ class MemoryCollection : public Collection {
   std::vector<GraphRecord> records_;
 };
 
+// The graphs of base listed in kept (indices into base, in that order), as a collection that
+// shares base's storage; id and split are base's.
+std::unique_ptr<Collection> select_graphs(std::unique_ptr<Collection> base,
+                                          std::vector<int64_t> kept);
+
 struct LoadOptions {
   // Warn and skip a file that fails validation instead of failing the whole load.
   bool skip_invalid = false;

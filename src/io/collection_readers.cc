@@ -317,8 +317,17 @@ std::unique_ptr<data::Collection> open_pack(const std::string& path, const Colle
   check_data(split.empty() || pack->split() == split, path, "",
              "is a pack of split " + pack->split() + ", but split " + split +
                  " was asked (give the pack of that split)");
+  // options.exclude names graphs, as it names file stems in a folder.
+  std::unique_ptr<data::Collection> kept = std::move(pack);
+  if (!options.exclude.empty()) {
+    std::vector<int64_t> indices;
+    for (int64_t g = 0; g < kept->size(); ++g)
+      if (!excluded(options, kept->graph(g).name)) indices.push_back(g);
+    if (indices.empty()) throw Error(path, "", "every graph of the pack is excluded");
+    kept = data::select_graphs(std::move(kept), std::move(indices));
+  }
   // Pruning leaves configurations as they are, so they stay in the mapping.
-  return data::prune_collection(std::move(pack), options.prune_hops, options.prune_seed_opcodes);
+  return data::prune_collection(std::move(kept), options.prune_hops, options.prune_seed_opcodes);
 }
 
 std::unique_ptr<data::Collection> open_kernel_tuner(const std::string& path,

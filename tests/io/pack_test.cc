@@ -168,6 +168,27 @@ TEST(Pack, AskedForAnotherSplitIsAnError) {
   }
 }
 
+// exclude names graphs of a pack as it names file stems in a folder (it used to be ignored).
+TEST(Pack, ExcludeLeavesOutTheNamedGraphs) {
+  const auto records = make_records(data::ConfigKind::Layout);
+  const std::string path = write_records(temp_dir() + "/exclude.gcpack", layout_id(), records);
+  data::LoadOptions options;
+  options.exclude = {records[1].graph.name, "not_in_the_pack"};
+  const auto kept = io::open_collection(path, layout_id(), "valid", options);
+  ASSERT_EQ(kept->size(), 2);
+  EXPECT_EQ(kept->graph(0).name, records[0].graph.name);
+  EXPECT_EQ(kept->graph(1).name, records[2].graph.name);
+  EXPECT_EQ(kept->configs(1).count, records[2].configs.count);
+  EXPECT_EQ(kept->split(), "valid");
+  options.exclude = {records[0].graph.name, records[1].graph.name, records[2].graph.name};
+  try {
+    io::open_collection(path, layout_id(), "valid", options);
+    ADD_FAILURE() << "a pack with every graph excluded was opened";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": every graph of the pack is excluded");
+  }
+}
+
 TEST(Pack, TileRoundTripKeepsEveryField) {
   const auto records = make_records(data::ConfigKind::Tile);
   const std::string path = write_records(temp_dir() + "/tile.gcpack", tile_id(), records);
