@@ -119,7 +119,13 @@ const OptionField<O> kFields[] = {
      nullptr, true},
     {"gst_segment_nodes", "--gst-segment-nodes", &O::gst_segment_nodes,
      "Graph Segment Training: nodes per segment (0: off; docs/gst.md)",
-     [](const O& o) { return at_least_0(o.gst_segment_nodes, " (0: off)"); }},
+     [](const O& o) {
+       if (o.gst_segment_nodes > 0 && o.model.layout_shapes)
+         return std::string(
+             "segments cut configurable nodes from their operands, whose shapes layout_shapes "
+             "reads; train without one of them");
+       return at_least_0(o.gst_segment_nodes, " (0: off)");
+     }},
     {"gst_segments_per_step", "--gst-segments-per-step", &O::gst_segments_per_step,
      "GST: segments per graph computed with gradients each step",
      [](const O& o) { return at_least_1(o.gst_segments_per_step); }},

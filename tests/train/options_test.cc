@@ -291,6 +291,12 @@ TEST(TrainOptionsTable, ChecksEveryGroup) {
   o.warmup = -1;
   EXPECT_EQ(check_error(o), "train options: warmup: must be >= 0 (0: none)");
   o = TrainOptions{};
+  o.gst_segment_nodes = 64;
+  o.model.layout_shapes = true;
+  EXPECT_EQ(check_error(o),
+            "train options: gst_segment_nodes: segments cut configurable nodes from their "
+            "operands, whose shapes layout_shapes reads; train without one of them");
+  o = TrainOptions{};
   o.validate_train_graphs = -2;
   EXPECT_EQ(check_error(o),
             "train options: validate_train_graphs: must be >= -1 (-1: all, 0: off)");
