@@ -103,7 +103,8 @@ TEST_F(RunFolderCli, ResumeRefusesOptionsThatDifferFromTheRuns) {
             "graphcost: error: " + run +
                 ": --resume: the run keeps its stored options, but these were given otherwise: "
                 "collection, model.hidden (only --data, --valid-data, --iterations, "
-                "--checkpoint-seconds, --threads, --precision, --share-rows may change)\n");
+                "--validate-train-graphs, --checkpoint-seconds, --threads, --precision, "
+                "--share-rows may change)\n");
   EXPECT_EQ(one_error_line(resume + "--config " + run + "/config.json"),
             "graphcost: error: train: --config: not with --resume (the run keeps its stored "
             "options)\n");

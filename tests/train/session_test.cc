@@ -121,9 +121,10 @@ TEST(Session, RefusesAnEarlierRunAndChangedOptionsOnResume) {
   };
   resume.names = OptionNames::Keywords;
   EXPECT_EQ(message(resume),
-            dir + ": resume: the run keeps its stored options, but these were given otherwise: "
-                  "lr (only data, valid_data, iterations, checkpoint_seconds, threads, precision, "
-                  "share_rows may change)");
+            dir +
+                ": resume: the run keeps its stored options, but these were given otherwise: "
+                "lr (only data, valid_data, iterations, validate_train_graphs, "
+                "checkpoint_seconds, threads, precision, share_rows may change)");
   resume.names = OptionNames::Flags;
   resume.overwrite = true;
   EXPECT_EQ(message(resume), "train: --overwrite: not with --resume");
