@@ -8,7 +8,8 @@
 #   base       SAGE 64 x 3, G = 2, S = 32, Adam 1e-3 divided by sqrt(10) at 3/4 of the run
 #   wide       128 x 3                        (capacity: width)
 #   deep       64 x 5                         (capacity: depth)
-#   half_data  every other training graph left out (data)
+#   half_data  every other training graph left out, the second of each pair (data)
+#   half_other the other half: the first of each pair left out
 #   long       2 x ITERATIONS                 (optimisation: schedule length)
 #   cosine     100 iterations of warm-up, then a cosine decay to 0 (optimisation: schedule shape)
 #   lr3        Adam 3e-3                      (optimisation: step size)
@@ -53,8 +54,9 @@ for c in "${collections[@]}"; do
   IFS=/ read -r kind source search <<< "${c//:/\/}"
   mapfile -t stems < <(find "$data/npz/$kind/$source/$search/train" -name '*.npz' -printf '%f\n' |
     sed 's/\.npz$//' | sort)
-  excluded=()
+  excluded=() excluded_other=()
   for ((i = 1; i < ${#stems[@]}; i += 2)); do excluded+=("${stems[i]}"); done
+  for ((i = 0; i < ${#stems[@]}; i += 2)); do excluded_other+=("${stems[i]}"); done
   ceiling=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['collections'][sys.argv[2]]['valid']['noise_ceiling_mean'])" "$data/synth_report.json" "$c")
   echo "figure: diag_${name}_noise_ceiling: $ceiling tau"
   for v in "${variants[@]}"; do
@@ -74,6 +76,7 @@ for c in "${collections[@]}"; do
           wide) extra=(--hidden 128 128 128) ;;
           deep) extra=(--hidden 64 64 64 64 64) ;;
           half_data) extra+=(--exclude "${excluded[@]}") ;;
+          half_other) extra+=(--exclude "${excluded_other[@]}") ;;
           long) its=$((2 * iterations)) schedule=(--decay-at $((2 * iterations * 3 / 4))) ;;
           cosine) schedule=(--lr-schedule cosine --warmup 100) ;;
           lr3) extra+=(--lr 3e-3) ;;
