@@ -22,13 +22,13 @@ py=/usr/bin/python3
 name=${collection//:/-}
 for seed in "${seeds[@]}"; do
   ITERATIONS=${ITERATIONS:-1000} SEEDS=$seed VARIANTS="base shapes" COLLECTIONS=$collection \
-    THREADS=$threads bash "$here/quality_diagnosis.sh" "$bin" "$work" > "$work/protocol-$seed.out"
+    THREADS=$threads bash "$here/quality_diagnosis.sh" "$bin" "$work" > "$work/protocol-$name-$seed.out"
 done
 tau_of() { grep -o '"kendall_tau": [0-9.e+-]*' | tail -1 | awk '{print $2}'; }
 rows=()
 for seed in "${seeds[@]}"; do
   for v in base shapes; do
-    valid=$(grep "^run: $collection $v seed $seed:" "$work/protocol-$seed.out" | awk '{print $8}')
+    valid=$(grep "^run: $collection $v seed $seed:" "$work/protocol-$name-$seed.out" | awk '{print $8}')
     test=$("$bin" eval --model "$work/runs/$name-$v-$seed" --data "$work/data" --collection "$collection" \
       --split test --max-configs 1000 --threads "$threads" --json 2> /dev/null | tau_of)
     echo "seed $seed $v: valid tau $valid, test tau $test"
