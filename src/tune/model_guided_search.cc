@@ -51,7 +51,7 @@ model::Ranker load_pretrained_ranker(const std::string& path, int64_t node_featu
 
 ModelGuidedStrategy::ModelGuidedStrategy(ModelGuidedOptions options, const data::Graph& graph,
                                          data::ConfigView configs)
-    : options_(std::move(options)), configs_(configs), graph_(model::make_graph_tensors(graph)) {
+    : options_(std::move(options)), configs_(configs) {
   check_data(options_.initial >= 1, "tune", "--initial", "must be at least 1");
   check_data(options_.dropout > 0 && options_.dropout < 1, "tune", "--dropout",
              "must be in (0, 1): MC dropout needs it");
@@ -65,7 +65,12 @@ ModelGuidedStrategy::ModelGuidedStrategy(ModelGuidedOptions options, const data:
   model_options_.config_width = configs.width;
   model_options_.hidden = options_.hidden;
   model_options_.dropout = options_.dropout;
-  if (!options_.pretrained.empty()) make_model();  // fail early on a bad file
+  // A pretrained model reads the graph with the extra inputs it was trained with (random-walk
+  // encodings, a virtual node, ...); loading it here also fails early on a bad file.
+  model::GraphFeatureOptions features;
+  if (!options_.pretrained.empty())
+    features = model::graph_feature_options(make_model()->options());
+  graph_ = model::make_graph_tensors(graph, features);
 }
 
 model::Ranker ModelGuidedStrategy::make_model() const {

@@ -92,5 +92,33 @@ TEST(ModelGuided, PretrainedModelsMustMatchTheRecords) {
   EXPECT_THROW(ModelGuidedStrategy(o, r.graph, r.configs.view()), Error);
 }
 
+// A pretrained model trained with extra node inputs reads the graph with them: the strategy's
+// graph tensors carry the random-walk columns and the virtual node, and its search runs (without
+// them the model's first layer gets 2 columns where it expects 5 and the campaign throws).
+TEST(ModelGuided, PretrainedModelsReadTheGraphWithTheirInputOptions) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("graphcost_tune_features_" + std::to_string(::getpid()) + ".pt"))
+                               .string();
+  torch::manual_seed(3);
+  model::ModelOptions options = toy_model_options(0.0);
+  options.random_walk_steps = 3;
+  options.virtual_node = true;
+  model::Ranker untrained(options);
+  model::save_model(untrained, path);
+  const data::GraphRecord r = testing::small_tune_record();
+  const SearchSpace s = make_search_space("toy", r.configs.view(), testing::small_tune_layout());
+  ModelGuidedOptions o;
+  o.initial = 3;
+  o.hidden = {8};
+  o.train_steps = 2;
+  o.mc_samples = 2;
+  o.pretrained = path;
+  ModelGuidedStrategy strategy(o, r.graph, r.configs.view());
+  RecordedMeasurer m(s);
+  const CampaignResult result = run_campaign(s, strategy, m, 6, 2, 5);
+  std::filesystem::remove(path);
+  EXPECT_EQ(result.measurements.size(), 6u);
+}
+
 }  // namespace
 }  // namespace graphcost::tune
