@@ -5,10 +5,17 @@
 
 namespace graphcost::data {
 
-std::array<float, 6> minus_one_padded_layout(const float* row) {
+int64_t shape_rank(const float* dims) {
   int64_t rank = 0;
   for (int64_t k = 0; k < 6; ++k) {
-    if (row[kShapeDimsColumn + k] != 0) rank = k + 1;
+    if (dims[k] != 0) rank = k + 1;
+  }
+  return rank;
+}
+
+std::array<float, 6> minus_one_padded_layout(const float* row) {
+  int64_t rank = shape_rank(row + kShapeDimsColumn);
+  for (int64_t k = 0; k < 6; ++k) {
     // A permutation of 0..rank-1 holds rank-1 as its largest entry (a 0 says nothing: it is
     // also what absent entries hold).
     const float entry = row[kMinorToMajorColumn + k];

@@ -16,9 +16,14 @@ constexpr int64_t kShapeDimsColumn = 21;
 constexpr int64_t kMinorToMajorColumn = 134;
 constexpr int64_t kTpuGraphsFeatureWidth = 140;
 
+// A tensor's rank from its 6 shape dims (columns 21-26 of a row, or any 6 dims in that order):
+// one past the last non-zero dim, so a zero-sized dim before a non-zero one still counts (such a
+// tensor has no elements) and 0 means a scalar or no tensor.
+int64_t shape_rank(const float* dims);
+
 // The node's layout (columns 134-139) with absent dimensions as -1 instead of 0, the convention
 // of the layout configurations: dims 0..rank-1 keep their value, the rest become -1. The rank is
-// one past the last non-zero shape dim (columns 21-26), raised to one past the largest
+// shape_rank of the shape dims (columns 21-26), raised to one past the largest
 // minor_to_major entry when that is larger (so only a zero-sized vector reads as a scalar). row
 // holds kTpuGraphsFeatureWidth values.
 std::array<float, 6> minus_one_padded_layout(const float* row);

@@ -20,6 +20,15 @@ std::vector<float> row_with(const std::vector<float>& shape, const std::vector<f
 
 using Six = std::array<float, 6>;
 
+TEST(ShapeRank, OnePastTheLastNonZeroDim) {
+  const float none[] = {0, 0, 0, 0, 0, 0}, vector[] = {5, 0, 0, 0, 0, 0},
+              inner_zero[] = {0, 7, 0, 0, 0, 0}, full[] = {1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(shape_rank(none), 0);
+  EXPECT_EQ(shape_rank(vector), 1);
+  EXPECT_EQ(shape_rank(inner_zero), 2);
+  EXPECT_EQ(shape_rank(full), 6);
+}
+
 TEST(MinusOnePadding, HandMadeRows) {
   // scalar: no dims at all
   EXPECT_EQ(minus_one_padded_layout(row_with({}, {}).data()), (Six{-1, -1, -1, -1, -1, -1}));

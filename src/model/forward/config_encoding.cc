@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "data/input_features.h"
 #include "model/options/model_options.h"
 
 namespace graphcost::model {
@@ -50,8 +51,7 @@ torch::Tensor layout_shape_columns(const torch::Tensor& configs, const torch::Te
   for (int64_t k = 0; k < nc; ++k) {
     for (int64_t t = 0; t < 3; ++t) {
       const float* dk = dims + (k * 3 + t) * 6;
-      int rank = 0;
-      while (rank < 6 && dk[rank] > 0) ++rank;
+      const auto rank = static_cast<int>(data::shape_rank(dk));
       if (rank == 0) continue;
       for (int64_t i = 0; i < s; ++i) {
         const float* layout = values + (i * nc + k) * 18 + t * 6;
@@ -60,6 +60,7 @@ torch::Tensor layout_shape_columns(const torch::Tensor& configs, const torch::Te
         if (m1 < 0 && rank >= 2) m1 = m0 == rank - 1 ? rank - 2 : rank - 1;
         if (m0 >= rank || m1 >= rank) continue;  // not a layout of this tensor
         const double d0 = dk[m0], d1 = rank >= 2 ? dk[m1] : 1.0;
+        if (d0 <= 0 || d1 <= 0) continue;  // no elements, nothing padded
         const double padded = roundup(d0, 128) * (rank >= 2 ? roundup(d1, 8) : 1.0);
         float* row = o + (i * nc + k) * kLayoutShapeColumns + t * 3;
         row[0] = static_cast<float>(std::log1p(d0));

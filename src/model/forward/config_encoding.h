@@ -36,12 +36,13 @@ torch::Tensor encode_configs(const torch::Tensor& configs, data::ConfigKind kind
 
 // layout_shapes' columns for a slate's layout configurations [S, nc, 18] and the configurable
 // nodes' tensor dims [nc, 3, 6] -> [S, nc, kLayoutShapeColumns]: for each of the three tensors
-// (output, input, kernel) of rank r (its nonzero dims), with the configured minor-to-major order
-// L (the first 6 values of its block) or, when L[0] is -1, the default order (r-1, ..., 0), m0 =
-// L[0] and m1 = L[1] (when -1: the highest dim other than m0): log(1 + d[m0]), log(1 + d[m1])
-// and log2(padded / (d[m0] * d[m1])) with padded = roundup(d[m0], 128) * roundup(d[m1], 8)
-// (rank 1: roundup(d[m0], 128) and d[m1] = 1). A tensor of rank 0 (absent) gives zeros, as a
-// layout value outside the tensor's rank does.
+// (output, input, kernel) of rank r (data::shape_rank of its dims), with the configured
+// minor-to-major order L (the first 6 values of its block) or, when L[0] is -1, the default order
+// (r-1, ..., 0), m0 = L[0] and m1 = L[1] (when -1: the highest dim other than m0): log(1 + d[m0]),
+// log(1 + d[m1]) and log2(padded / (d[m0] * d[m1])) with padded = roundup(d[m0], 128) *
+// roundup(d[m1], 8) (rank 1: roundup(d[m0], 128) and d[m1] = 1). A tensor of rank 0 (absent) gives
+// zeros, as a layout value outside the tensor's rank does and a zero-sized d[m0] or d[m1] (no
+// elements).
 torch::Tensor layout_shape_columns(const torch::Tensor& configs, const torch::Tensor& config_dims);
 
 }  // namespace graphcost::model

@@ -118,6 +118,28 @@ TEST(InputFeatures, LayoutShapesGiveTheMinorDimsAndPaddingOfEachConfiguredTensor
   EXPECT_THROW(model->encode_configs(slate), Error);
 }
 
+// The rank rule is data::shape_rank's, minus_one_padded_layout's: a zero-sized dim before a
+// non-zero one counts. A tensor [5, 0, 3] has rank 3 and no elements, so its default layout (minor
+// 3, then the zero-sized dim) gives zeros, not a division by zero; a layout whose two minor dims
+// are non-zero ((0, 2, 1): 5 then 3) still gives them, because the dims exist.
+TEST(InputFeatures, LayoutShapesTakeTheRankOfShapeRankAndSkipEmptyTensors) {
+  const float dims[] = {5, 0, 3, 0, 0, 0};
+  EXPECT_EQ(data::shape_rank(dims), 3);
+  const torch::Tensor config_dims = torch::zeros({1, 3, 6});
+  for (int k = 0; k < 6; ++k) config_dims[0][0][k] = dims[k];
+  std::vector<float> values(2 * 18, -1.0f);
+  values[18 + 0] = 0, values[18 + 1] = 2, values[18 + 2] = 1;  // configuration 1: output (0, 2, 1)
+  const torch::Tensor columns =
+      layout_shape_columns(torch::tensor(values).reshape({2, 1, 18}), config_dims);
+  EXPECT_EQ(columns[0].abs().sum().item<float>(), 0.0f);
+  auto l = [](double x) { return static_cast<float>(std::log1p(x)); };
+  const torch::Tensor expected =
+      torch::tensor({l(5), l(3), static_cast<float>(std::log2(128.0 * 8 / 15)), 0.0f, 0.0f, 0.0f,
+                     0.0f, 0.0f, 0.0f});
+  EXPECT_TRUE(torch::allclose(columns[1][0], expected, 0, 1e-6)) << columns[1][0];
+  EXPECT_TRUE(torch::isfinite(columns).all().item<bool>());
+}
+
 TEST(InputFeatures, GraphTensorsCarryTheExtraInputs) {
   const data::Graph graph = tpugraphs_like_graph();
   GraphFeatureOptions f = graph_feature_options(options_for(all_on()));
