@@ -5,7 +5,8 @@
 # FIT_GRAPHS training graphs (--validate-train-graphs), so the curves say whether the model
 # underfits (training tau low too) or overfits (training tau far above validation's); the
 # variants change one thing each against `base`:
-#   base       SAGE 64 x 3, G = 2, S = 32, Adam 1e-3 divided by sqrt(10) at 3/4 of the run
+#   base       SAGE 64 x 3, G = 2, S = 32, Adam 1e-3 divided by sqrt(10) at 3/4 of the run,
+#              --layout-shapes off (as every variant but shapes and default)
 #   wide       128 x 3                        (capacity: width)
 #   deep       64 x 5                         (capacity: depth)
 #   half_data  every other training graph left out, the second of each pair (data)
@@ -13,9 +14,9 @@
 #   long       2 x ITERATIONS                 (optimisation: schedule length)
 #   cosine     100 iterations of warm-up, then a cosine decay to 0 (optimisation: schedule shape)
 #   lr3        Adam 3e-3                      (optimisation: step size)
-#   shapes     --layout-shapes: each laid-out tensor's minor dims and tile padding as inputs (inputs)
-#   default    train's defaults (SAGE 146 x 4, G = 4, S = 10, 1,000 iterations, no decay): what a
-#              user gets without options
+#   shapes     --layout-shapes on: each laid-out tensor's minor dims and tile padding as inputs (inputs)
+#   default    train's defaults (SAGE 146 x 4, G = 4, S = 10, 1,000 iterations, no decay,
+#              --layout-shapes auto: on for layout data): what a user gets without options
 #   xgb        XGBoost on graph features (xgb train defaults), no curve: the tabular reference
 # Every final model is scored by `eval --max-configs EVAL_CONFIGS` on the validation split.
 # Prints `curve: COLLECTION VARIANT SEED ITERATION TRAIN_TAU VALID_TAU` lines, then
@@ -68,19 +69,19 @@ for c in "${collections[@]}"; do
           --out "$run" --overwrite --seed "$seed" --threads "$threads" > "$run.log" 2>&1
       else
         its=$iterations
-        extra=(--hidden 64 64 64)
+        extra=(--hidden 64 64 64 --layout-shapes off)
         schedule=(--decay-at $((its * 3 / 4)))
         batch=(--graphs-per-batch 2 --slate-size 32)
         case $v in
           base) ;;
-          wide) extra=(--hidden 128 128 128) ;;
-          deep) extra=(--hidden 64 64 64 64 64) ;;
+          wide) extra=(--hidden 128 128 128 --layout-shapes off) ;;
+          deep) extra=(--hidden 64 64 64 64 64 --layout-shapes off) ;;
           half_data) extra+=(--exclude "${excluded[@]}") ;;
           half_other) extra+=(--exclude "${excluded_other[@]}") ;;
           long) its=$((2 * iterations)) schedule=(--decay-at $((2 * iterations * 3 / 4))) ;;
           cosine) schedule=(--lr-schedule cosine --warmup 100) ;;
           lr3) extra+=(--lr 3e-3) ;;
-          shapes) extra+=(--layout-shapes) ;;
+          shapes) extra+=(--layout-shapes on) ;;
           default) its=1000 extra=() schedule=() batch=() ;;
           *) echo "quality_diagnosis: unknown variant $v" >&2; exit 2 ;;
         esac

@@ -84,6 +84,7 @@ model::ModelOptions resolve_model_options(const model::ModelOptions& options,
   resolved.kind = collection.id().kind;
   resolved.node_feature_width = collection.node_feature_width();
   resolved.config_width = collection.config_width();
+  resolved.layout_shapes = model::resolved_layout_shapes(resolved);
   if (resolved.config_one_hot > 0) {
     check_data(resolved.kind == data::ConfigKind::Tile, "train", "--config-one-hot",
                "applies to tile configurations; layout values are one-hot encoded already");
@@ -202,8 +203,8 @@ void Session::set_up(const SessionRequest& request) {
 }
 
 void Session::State::build_model() {
+  apply_gst_options(options);  // segment_nodes first: layout_shapes "auto" is off with segments
   options.model = resolve_model_options(options.model, *train_set);
-  apply_gst_options(options);
   threads = model::set_threads(options.threads);
   model::set_precision(model::parse_precision(options.precision));
   torch::manual_seed(options.seed);

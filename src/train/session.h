@@ -80,7 +80,8 @@ std::vector<std::vector<double>> distinct_config_values(const data::Collection& 
                                                         int64_t most);
 
 // Fills the data-dependent model options (kind, feature widths, config_values when
-// config_one_hot > 0) from a collection.
+// config_one_hot > 0, layout_shapes "auto" as on or off: model::resolved_layout_shapes, which
+// reads segment_nodes, so GST's options are applied first) from a collection.
 model::ModelOptions resolve_model_options(const model::ModelOptions& options,
                                           const data::Collection& collection);
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "core/atomic_file.h"
 #include "run_graphcost.h"
@@ -41,7 +42,7 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   ASSERT_EQ(run_graphcost("train --data " + data + " --collection layout:xla:random --out " + run +
                               " --iterations 20 --graphs-per-batch 2 --slate-size 4 --hidden 16 16"
                               " --threads 1 --minus-one-padding --shape-mod128 --rw-steps 3"
-                              " --virtual-node --layout-shapes",
+                              " --virtual-node --layout-shapes on",
                           &output),
             0)
       << output;
@@ -51,7 +52,7 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
   EXPECT_EQ(model.at("shape_mod128"), true);
   EXPECT_EQ(model.at("random_walk_steps"), 3);
   EXPECT_EQ(model.at("virtual_node"), true);
-  EXPECT_EQ(model.at("layout_shapes"), true);
+  EXPECT_EQ(model.at("layout_shapes"), "on");
 
   output.clear();
   ASSERT_EQ(
@@ -59,6 +60,29 @@ TEST(FeatureOptionsCli, SynthPlanTrainWithEveryInputAndEvaluate) {
       0)
       << output;
   EXPECT_NE(output.find("kendall_tau"), std::string::npos) << output;
+
+  // layout_shapes "auto" (the default) resolves to "on" on this layout data with the TpuGraphs
+  // columns, and to "off" when Graph Segment Training cuts the graphs; the stored value is the
+  // resolved one, and eval rebuilds the inputs it says.
+  const std::string plain = (root / "plain").string(), gst = (root / "gst").string();
+  for (const auto& [out, extra, expected] :
+       {std::tuple<std::string, std::string, std::string>{plain, "", "on"},
+        {gst, " --gst-segment-nodes 64", "off"}}) {
+    output.clear();
+    ASSERT_EQ(run_graphcost("train --data " + data + " --collection layout:xla:random --out " +
+                                out + " --iterations 4 --graphs-per-batch 2 --slate-size 4" +
+                                " --hidden 8 --threads 1" + extra,
+                            &output),
+              0)
+        << output;
+    const auto stored = nlohmann::json::parse(graphcost::read_file(out + "/config.json"));
+    EXPECT_EQ(stored.at("model").at("layout_shapes"), expected) << extra;
+    output.clear();
+    EXPECT_EQ(
+        run_graphcost("eval --model " + out + " --data " + data + " --split valid --json", &output),
+        0)
+        << output;
+  }
 
   output.clear();
   EXPECT_NE(run_graphcost("train --data " + data + " --out " + run + " --rw-steps many", &output),

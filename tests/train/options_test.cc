@@ -75,7 +75,7 @@ TrainOptions changed_options() {
   m.segment_partition = "metis";
   m.minus_one_padding = true;
   m.shape_mod128 = true;
-  m.layout_shapes = true;  // refused with tile by the check, which this reading skips
+  m.layout_shapes = "on";  // refused with tile by the check, which this reading skips
   m.random_walk_steps = 3;
   m.virtual_node = true;
   m.architecture = "mlp";
@@ -292,7 +292,7 @@ TEST(TrainOptionsTable, ChecksEveryGroup) {
   EXPECT_EQ(check_error(o), "train options: warmup: must be >= 0 (0: none)");
   o = TrainOptions{};
   o.gst_segment_nodes = 64;
-  o.model.layout_shapes = true;
+  o.model.layout_shapes = "on";
   EXPECT_EQ(check_error(o),
             "train options: gst_segment_nodes: segments cut configurable nodes from their "
             "operands, whose shapes layout_shapes reads; train without one of them");

@@ -35,7 +35,7 @@ GraphFeatureOptions graph_feature_options(const ModelOptions& options) {
   features.random_walk_steps = options.random_walk_steps;
   features.virtual_node = options.virtual_node;
   features.virtual_opcode = options.num_opcodes;
-  features.layout_shapes = options.layout_shapes;
+  features.layout_shapes = uses_layout_shapes(options);
   return features;
 }
 

@@ -133,7 +133,7 @@ const GraphTensors& RankerImpl::check_slate(const Slate& slate) const {
 
 torch::Tensor RankerImpl::encode_configs(const Slate& slate) {
   torch::Tensor config_dims;
-  if (options_.layout_shapes) {
+  if (uses_layout_shapes(options_)) {
     config_dims = slate.graph->config_dims;
     check_data(config_dims.defined(), kWhere, "config_dims",
                "the model gives layout shapes, but the graph tensors were built without them");

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "data/input_features.h"
 
 namespace graphcost::model {
 
@@ -112,12 +113,14 @@ const OptionField<M> kFields[] = {
     {"layout_shapes", "--layout-shapes", &M::layout_shapes,
      "Layout: give each configured tensor's two minor dims and its padding to (8, 128) tiles "
      "under the configuration's layout as configuration inputs (from the shapes of the node and "
-     "its operands)",
+     "its operands); auto: on for layout data with the TpuGraphs 140 node columns, without "
+     "Graph Segment Training",
      [](const M& o) {
-       return std::string(!o.layout_shapes || o.kind == data::ConfigKind::Layout
+       return std::string(o.layout_shapes != "on" || o.kind == data::ConfigKind::Layout
                               ? ""
                               : "applies to layout configurations, not tile");
-     }},
+     },
+     false, kLayoutShapesChoices},
     {"random_walk_steps", "--random-walk-steps,--rw-steps", &M::random_walk_steps,
      "Random-walk positional encodings of 1..K steps (0: off)",
      [](const M& o) { return std::string(o.random_walk_steps >= 0 ? "" : "must be >= 0"); }},
@@ -181,7 +184,17 @@ int64_t config_input_width(const ModelOptions& options) {
   const int64_t values = options.config_embedding > 0 ? options.config_embedding
                                                       : options.config_width * data::kLayoutValues;
   // + the tensors' minor dims and padding (layout_shapes), + the "is configured" indicator
-  return values + (options.layout_shapes ? kLayoutShapeColumns : 0) + 1;
+  return values + (uses_layout_shapes(options) ? kLayoutShapeColumns : 0) + 1;
+}
+
+bool uses_layout_shapes(const ModelOptions& options) { return options.layout_shapes == "on"; }
+
+std::string resolved_layout_shapes(const ModelOptions& options) {
+  if (options.layout_shapes != "auto") return options.layout_shapes;
+  const bool applies = options.kind == data::ConfigKind::Layout &&
+                       options.node_feature_width == data::kTpuGraphsFeatureWidth &&
+                       options.segment_nodes == 0;
+  return applies ? "on" : "off";
 }
 
 void to_json(nlohmann::json& j, const ModelOptions& options) {
@@ -190,6 +203,13 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
+  // Runs before layout_shapes took "auto" stored it as a bool.
+  if (j.is_object() && j.contains("layout_shapes") && j.at("layout_shapes").is_boolean()) {
+    nlohmann::json upgraded = j;
+    upgraded["layout_shapes"] = j.at("layout_shapes").get<bool>() ? "on" : "off";
+    read_option_fields(model_option_fields(), upgraded, options, kModelOptionsWhere);
+    return;
+  }
   read_option_fields(model_option_fields(), j, options, kModelOptionsWhere);
 }
 

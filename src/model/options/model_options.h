@@ -16,6 +16,11 @@ namespace graphcost::model {
 // The precisions of the model's products (model/kernels/precision.h), as the flags that set them
 // (train's option table, eval's, predict's and serve's --precision) list them.
 constexpr const char* kPrecisionChoices = "fp32,bf16";
+// layout_shapes' values: "auto" (the default) is resolved by training to "on" where the option
+// applies (layout data with the TpuGraphs 140 node columns, without Graph Segment Training) and
+// "off" elsewhere, so a trained model holds "on" or "off"; a model whose options still say
+// "auto" (never trained) reads it as "off".
+constexpr const char* kLayoutShapesChoices = "auto,on,off";
 
 struct ModelOptions {
   data::ConfigKind kind = data::ConfigKind::Layout;  // from the data
@@ -48,8 +53,9 @@ struct ModelOptions {
   bool minus_one_padding = false;  // node layout columns one-hot like the configurations
   bool shape_mod128 = false;       // x % 128 and x / 128 of the shape dims
   // Layout: each configured tensor's two minor dims and its (8, 128)-tile padding under the
-  // configured layout, as configuration inputs (config_encoding.h).
-  bool layout_shapes = false;
+  // configured layout, as configuration inputs (config_encoding.h): "auto", "on" or "off"
+  // (kLayoutShapesChoices; uses_layout_shapes says whether a model has them).
+  std::string layout_shapes = "auto";
   int64_t random_walk_steps = 0;   // random-walk positional encodings, 0 = off
   bool virtual_node = false;       // a virtual output node fed by every sink
   // Architecture options (docs/model-architecture.md); the defaults give the model above.
@@ -63,6 +69,13 @@ struct ModelOptions {
 
 // Every field of ModelOptions: JSON key, flag (empty for the fields the data or the training
 // options set), help, check.
+// Whether a model with these options gives layout_shapes' columns (layout_shapes "on").
+bool uses_layout_shapes(const ModelOptions& options);
+// layout_shapes "auto" resolved for a model of options' kind and node_feature_width and its
+// segment_nodes: "on" for layout data with the TpuGraphs 140 node columns, without segments;
+// "off" otherwise. "on" and "off" are kept as given.
+std::string resolved_layout_shapes(const ModelOptions& options);
+
 OptionTable<ModelOptions> model_option_fields();
 
 // True when `name` is one of leaky_relu, relu, gelu, silu, tanh (model/layers/activation.h).

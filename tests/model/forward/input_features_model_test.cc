@@ -101,7 +101,7 @@ TEST(InputFeatures, LayoutShapesGiveTheMinorDimsAndPaddingOfEachConfiguredTensor
   o.config_width = 18;
   o.num_opcodes = 4;
   o.hidden = {8};
-  o.layout_shapes = true;
+  o.layout_shapes = "on";
   EXPECT_EQ(config_input_width(o), 18 * data::kLayoutValues + kLayoutShapeColumns + 1);
   Ranker model(o);
   Slate slate;
@@ -138,6 +138,42 @@ TEST(InputFeatures, LayoutShapesTakeTheRankOfShapeRankAndSkipEmptyTensors) {
                      0.0f, 0.0f, 0.0f});
   EXPECT_TRUE(torch::allclose(columns[1][0], expected, 0, 1e-6)) << columns[1][0];
   EXPECT_TRUE(torch::isfinite(columns).all().item<bool>());
+}
+
+// layout_shapes "auto" is on exactly for layout data with the 140 TpuGraphs columns and no
+// segments; "on" and "off" stay as given; a never-resolved "auto" gives no columns; runs written
+// when the option was a bool read as "on" and "off".
+TEST(InputFeatures, LayoutShapesAutoResolvesFromTheDataAndOldBoolsStillRead) {
+  ModelOptions o;
+  EXPECT_EQ(o.layout_shapes, "auto");
+  EXPECT_FALSE(uses_layout_shapes(o));
+  EXPECT_EQ(config_input_width(o), 18 * data::kLayoutValues + 1);
+  EXPECT_EQ(resolved_layout_shapes(o), "on");  // layout, 140 columns, whole graphs
+  ModelOptions tile = o;
+  tile.kind = data::ConfigKind::Tile;
+  EXPECT_EQ(resolved_layout_shapes(tile), "off");
+  ModelOptions reduced = o;
+  reduced.node_feature_width = 70;
+  EXPECT_EQ(resolved_layout_shapes(reduced), "off");
+  ModelOptions segments = o;
+  segments.segment_nodes = 64;
+  EXPECT_EQ(resolved_layout_shapes(segments), "off");
+  ModelOptions off = o;
+  off.layout_shapes = "off";
+  EXPECT_EQ(resolved_layout_shapes(off), "off");
+  reduced.layout_shapes = "on";
+  EXPECT_EQ(resolved_layout_shapes(reduced), "on");  // refused later, by the graph tensors
+  o.layout_shapes = "on";
+  EXPECT_TRUE(uses_layout_shapes(o));
+  EXPECT_EQ(config_input_width(o), 18 * data::kLayoutValues + kLayoutShapeColumns + 1);
+  for (const bool old : {true, false}) {
+    nlohmann::json j = ModelOptions{};
+    j["layout_shapes"] = old;
+    EXPECT_EQ(j.get<ModelOptions>().layout_shapes, old ? "on" : "off");
+  }
+  nlohmann::json bad = ModelOptions{};
+  bad["layout_shapes"] = "sometimes";
+  EXPECT_THROW(check_model_options(bad.get<ModelOptions>()), Error);
 }
 
 TEST(InputFeatures, GraphTensorsCarryTheExtraInputs) {
