@@ -78,12 +78,17 @@ echo "figure: reference_train_configs_per_cpu_s: $reference_cpu_rate configs/cpu
 # (with it) and cpu_rate (configs per CPU-second of the whole process, loading included, so
 # slightly pessimistic). Every step is logged; a step's time is its configurations over its rate,
 # every step of these runs having G x S configurations.
+# The reference is the layout model without layout_shapes' inputs: a binary where they are on
+# by default (`--layout-shapes auto`) trains with them off, so both sides run the same model.
+same_model=()
+help_text=$("$bin" train --help 2>&1)  # read whole: grep -q on a pipe fails under pipefail
+if grep -q -- '--layout-shapes TEXT' <<< "$help_text"; then same_model=(--layout-shapes off); fi
 train_run() {
   local run="$work/runs/$1"; shift
   rm -rf "$run"
   /usr/bin/time -f "%U %S" -o "$run.time" "$bin" train --data "$data" --collection "$collection" \
     --valid-split "" --out "$run" --iterations "$graphcost_steps" --log-every 1 \
-    --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" "$@" \
+    --checkpoint-every 0 --graphs-per-batch "$g" --slate-size "$s" --threads "$threads" "${same_model[@]}" "$@" \
     2> "$run.log" > /dev/null || { cat "$run.log" >&2; exit 1; }
   grep -o 'model: [0-9]* parameters' "$run.log" | head -1
   local rates
@@ -98,7 +103,7 @@ echo "== same model? the reference scores a short graphcost run's validation sam
 rm -rf "$work/runs/check"
 "$bin" train --data "$data" --collection "$collection" --valid-split train --out "$work/runs/check" \
   --iterations 3 --graphs-per-batch 2 --slate-size 4 --threads "$threads" --valid-configs-per-graph 6 \
-  --checkpoint-every 0 > /dev/null 2>&1
+  --checkpoint-every 0 "${same_model[@]}" > /dev/null 2>&1
 "$python" "$here/python_reference/reference_train.py" --data "$folder" --threads "$threads" \
   --compare-run "$work/runs/check" 2> /dev/null
 

@@ -27,13 +27,20 @@ synth_regime() {
 # (data, collection, g, s, steps) into a fresh RUN, logging every step, its stderr in RUN.log; a
 # failure shows the log and exits. COMMAND, when given, runs the training (e.g. `perf record
 # ... --`).
+# The speed table's model: the layout model without layout_shapes' inputs (the reference's), also
+# where a binary turns them on by default (`--layout-shapes auto`).
+regime_model=()
 train_regime() {
+  local help_text  # read whole: grep -q on a pipe fails under pipefail
+  help_text=$("$1" train --help 2>&1)
+  if grep -q -- '--layout-shapes TEXT' <<< "$help_text"; then regime_model=(--layout-shapes off); fi
   local bin=$1 run=$2 precision=$3 threads=$4
   shift 4
   rm -rf "$run"
   "$@" "$bin" train --data "$data" --collection "$collection" --valid-split "" --out "$run" \
     --iterations "$steps" --log-every 1 --checkpoint-every 0 --graphs-per-batch "$g" \
-    --slate-size "$s" --threads "$threads" --precision "$precision" > /dev/null 2> "$run.log" \
+    --slate-size "$s" --threads "$threads" --precision "$precision" "${regime_model[@]}" \
+    > /dev/null 2> "$run.log" \
     || { cat "$run.log" >&2; exit 1; }
 }
 # The configs/s of a run without its first step (which pages in fresh memory), from its
