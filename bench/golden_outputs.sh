@@ -11,6 +11,8 @@
 # Validation metrics logged during training are recorded too, restricted to the metric names
 # validation has always reported (a redesign may add names, but may not change these values).
 # Everything runs on one thread so that two binaries compare on any machine.
+# GOLDEN_TRAIN_ARGS: options added to every `train` (e.g. `--layout-shapes off`, to record a
+# binary whose defaults changed as the binary before the change would have run).
 set -euo pipefail
 
 usage() { echo "usage: $0 record GRAPHCOST_BINARY WORK_DIR | compare DIR_A DIR_B" >&2; exit 2; }
@@ -67,7 +69,7 @@ train() {  # NAME COLLECTION [train options...]
   shift 2
   "$bin" train --data "$data" --collection "$collection" --out "$runs/$name" --threads 1 --seed 1 \
     --iterations 12 --validate-every 6 --log-every 6 --graphs-per-batch 2 --slate-size 8 \
-    --hidden 16 16 --valid-configs-per-graph 40 "$@" >/dev/null 2>"$runs/$name.log"
+    --hidden 16 16 --valid-configs-per-graph 40 "$@" ${GOLDEN_TRAIN_ARGS:-} >/dev/null 2>"$runs/$name.log"
   validation "$runs/$name/metrics.jsonl" >"$out/validation-$name.jsonl"
 }
 
