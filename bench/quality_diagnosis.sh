@@ -81,7 +81,7 @@ for c in "${collections[@]}"; do
           long) its=$((2 * iterations)) schedule=(--decay-at $((2 * iterations * 3 / 4))) ;;
           cosine) schedule=(--lr-schedule cosine --warmup 100) ;;
           lr3) extra+=(--lr 3e-3) ;;
-          shapes) extra+=(--layout-shapes on) ;;
+          shapes) extra=(--hidden 64 64 64 --layout-shapes on) ;;
           default) its=1000 extra=() schedule=() batch=() ;;
           *) echo "quality_diagnosis: unknown variant $v" >&2; exit 2 ;;
         esac
