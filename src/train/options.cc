@@ -120,7 +120,7 @@ const OptionField<O> kFields[] = {
     {"gst_segment_nodes", "--gst-segment-nodes", &O::gst_segment_nodes,
      "Graph Segment Training: nodes per segment (0: off; docs/gst.md)",
      [](const O& o) {
-       if (o.gst_segment_nodes > 0 && o.model.layout_shapes == "on")
+       if (o.gst_segment_nodes > 0 && model::uses_layout_shapes(o.model))
          return std::string(
              "segments cut configurable nodes from their operands, whose shapes layout_shapes "
              "reads; train without one of them");

@@ -203,14 +203,15 @@ void to_json(nlohmann::json& j, const ModelOptions& options) {
 }
 
 void from_json(const nlohmann::json& j, ModelOptions& options) {
-  // Runs before layout_shapes took "auto" stored it as a bool.
-  if (j.is_object() && j.contains("layout_shapes") && j.at("layout_shapes").is_boolean()) {
-    nlohmann::json upgraded = j;
+  // Runs before layout_shapes took "auto" stored it as a bool: read as "on" or "off".
+  const bool old_bool =
+      j.is_object() && j.contains("layout_shapes") && j.at("layout_shapes").is_boolean();
+  nlohmann::json upgraded;
+  if (old_bool) {
+    upgraded = j;
     upgraded["layout_shapes"] = j.at("layout_shapes").get<bool>() ? "on" : "off";
-    read_option_fields(model_option_fields(), upgraded, options, kModelOptionsWhere);
-    return;
   }
-  read_option_fields(model_option_fields(), j, options, kModelOptionsWhere);
+  read_option_fields(model_option_fields(), old_bool ? upgraded : j, options, kModelOptionsWhere);
 }
 
 }  // namespace graphcost::model

@@ -67,8 +67,6 @@ struct ModelOptions {
   bool graph_norm = false;  // GraphNorm after every SAGE layer (forces the dense forward)
 };
 
-// Every field of ModelOptions: JSON key, flag (empty for the fields the data or the training
-// options set), help, check.
 // Whether a model with these options gives layout_shapes' columns (layout_shapes "on").
 bool uses_layout_shapes(const ModelOptions& options);
 // layout_shapes "auto" resolved for a model of options' kind and node_feature_width and its
@@ -76,6 +74,8 @@ bool uses_layout_shapes(const ModelOptions& options);
 // "off" otherwise. "on" and "off" are kept as given.
 std::string resolved_layout_shapes(const ModelOptions& options);
 
+// Every field of ModelOptions: JSON key, flag (empty for the fields the data or the training
+// options set), help, check.
 OptionTable<ModelOptions> model_option_fields();
 
 // True when `name` is one of leaky_relu, relu, gelu, silu, tanh (model/layers/activation.h).
