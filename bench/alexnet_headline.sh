@@ -13,19 +13,29 @@
 #      default 1000 1500 3000; decay at 2/3), the tuned XGBoost's depth, eta and rounds (the five
 #      settings of XGB_CANDIDATES, subsample 0.8, colsample 0.5), and the ensemble's members
 #      (the GNN with the best, or the best two, tuned XGBoost models, or none of them);
+#   3b. with STUDY_TRIALS=N (default 0: off), a `graphcost study` of the GNN on the carve-out
+#      (trained on tune/train, its objective Kendall tau on every configuration of tune/valid;
+#      space STUDY_SPACE, default examples/study/alexnet_space.json; sampler STUDY_SAMPLER, tpe;
+#      pruner STUDY_PRUNER, median; base: the GNN's flags below at STUDY_ITERATIONS, 1500); its
+#      best trial is scored by `eval` on tune/valid like every candidate, and the ensemble of it
+#      with the best one or two tuned XGBoost models is chosen the same way;
 #   4. test, once: for seeds 0 .. SEEDS-1 (default 5), the baseline (untuned XGBoost: 500 rounds,
 #      every node's values), the chosen tuned XGBoost, the chosen GNN and the chosen ensemble
-#      (its members of the same seed), trained on split/train and scored on split/valid.
+#      (its members of the same seed), and with a study the study's GNN (its trial's config.json
+#      retrained with `train --config`) and its ensemble, trained on split/train and scored on
+#      split/valid.
 #
 # Prints what was chosen and why (the validation taus), one line per test run, then
-# `figure: alexnet_<row>_tau: MEAN ± SD tau` and `figure: alexnet_<row>_minus_baseline: MEAN
-# [LOW, HIGH] tau` lines (paired by seed; t(0.975, SEEDS - 1)), and a Markdown table.
+# `figure: alexnet_<row>_tau: MEAN ± SD tau`, `figure: alexnet_<row>_minus_baseline: MEAN
+# [LOW, HIGH] tau` and `figure: alexnet_<row>_minus_tuned_xgboost: ...` lines (paired by seed;
+# t(0.975, SEEDS - 1)), and a Markdown table.
 # The untuned XGBoost has no random draws (no subsampling), so its seeds agree.
 # Time on an idle 2-core machine: selection about 15 minutes, each test seed about 5 minutes.
 # usage: bench/alexnet_headline.sh GRAPHCOST_BINARY [WORK_DIR]
 # environment: DATA (the .npz; default ../shared/data/tpugraphs/alexnet_layout_reduced.npz beside
 #   the repository), SEEDS (5, at least 5 unless QUICK=1), GNN_ITERATIONS, XGB_CANDIDATES,
-#   THREADS (0: all cores), QUICK=1 (a smoke test of the mechanics: 2 seeds, tiny runs; its
+#   THREADS (0: all cores), STUDY_TRIALS, STUDY_SPACE, STUDY_SAMPLER, STUDY_PRUNER,
+#   STUDY_ITERATIONS (above), QUICK=1 (a smoke test of the mechanics: 2 seeds, tiny runs; its
 #   numbers mean nothing).
 set -euo pipefail
 . "$(dirname "$0")/alexnet_inputs.sh"
@@ -35,6 +45,7 @@ c=layout:xla:default
 if [ "${QUICK:-0}" = 1 ]; then
   seeds=${SEEDS:-2}
   gnn_candidates=${GNN_ITERATIONS:-"20 40"}
+  study_iterations=${STUDY_ITERATIONS:-40}
   xgb_candidates=${XGB_CANDIDATES:-"d4:4:0.1:30 d6:6:0.1:30"}
   baseline_rounds=20
 else
@@ -44,7 +55,10 @@ else
   # name:depth:eta:rounds
   xgb_candidates=${XGB_CANDIDATES:-"d4:4:0.03:1500 d6:6:0.03:1500 d3:3:0.03:2000 d2:2:0.05:3000 d8:8:0.05:1000"}
   baseline_rounds=500
+  study_iterations=${STUDY_ITERATIONS:-1500}
 fi
+study_trials=${STUDY_TRIALS:-0}
+study_space=$(realpath "${STUDY_SPACE:-$(dirname "$0")/../examples/study/alexnet_space.json}")
 mkdir -p "$work"
 cd "$work"
 log() { echo "$*" >&2; }
@@ -119,6 +133,30 @@ ensemble=${ensemble#ens_}
 candidate_of() { for cand in $xgb_candidates; do [ "${cand%%:*}" = "$1" ] && echo "$cand"; done; }
 echo "chosen on validation: GNN $gnn_iterations iterations; tuned XGBoost $(candidate_of "$xgb_best") (second $(candidate_of "$xgb_second")); ensemble $ensemble" | tee chosen.txt
 
+# 3b. A study of the GNN on the same carve-out; its best trial is a run trained on tune/train.
+ensemble_study=none
+if [ "$study_trials" -gt 0 ]; then
+  log "== study: $study_trials trials of the GNN on tune/ ($(basename "$study_space"))"
+  run study.log "$bin" study --data tune --valid-split valid --valid-configs-per-graph 0 --collection $c \
+    --graphs-per-batch 1 --slate-size 64 --iterations "$study_iterations" --validate-every 500 --seed 0 \
+    --threads "$threads" --space "$study_space" --storage "sqlite:///$work/study.db" --study alexnet-gnn \
+    --trials "$study_trials" --sampler "${STUDY_SAMPLER:-tpe}" --pruner "${STUDY_PRUNER:-median}" \
+    --sampler-seed 0 --out sel/study
+  run study_export.log "$bin" study export --storage "sqlite:///$work/study.db" --study alexnet-gnn \
+    --format json --out study.json
+  study_best=$("$py" -c '
+import json, sys
+done = [t for t in json.load(open(sys.argv[1])) if t["state"] == "complete"]
+print(max(done, key=lambda t: t["value"])["run_dir"])' study.json)
+  study_best=$(realpath "$study_best")
+  echo "$(evaluate tune valid "$study_best") gnn_study" | tee -a selection.txt >&2
+  echo "$(evaluate tune valid "$study_best" "sel/xgb_$xgb_best") ens_study+1xgb" | tee -a selection.txt >&2
+  echo "$(evaluate tune valid "$study_best" "sel/xgb_$xgb_best" "sel/xgb_$xgb_second") ens_study+2xgb" | tee -a selection.txt >&2
+  ensemble_study=$(grep ' ens_study' selection.txt | best_of)
+  ensemble_study=${ensemble_study#ens_}
+  echo "chosen by the study: $(basename "$study_best") $("$py" -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["params"]))' "$study_best/trial.json"); ensemble $ensemble_study" | tee -a chosen.txt
+fi
+
 # 4. The chosen settings on the whole training share, SEEDS seeds, scored once on the test share.
 log "== test: $seeds seeds on split/train, scored on split/valid"
 : > test.tsv
@@ -129,6 +167,10 @@ for ((s = 0; s < seeds; ++s)); do
   # shellcheck disable=SC2046
   [ -f "$d/xgb1/model.xgb" ] || xgb split "$d/xgb1" "$s" $(xgb_args "$(candidate_of "$xgb_best")")
   [ -f "$d/gnn/model.pt" ] || gnn split "$d/gnn" "$gnn_iterations" "$s"
+  if [ "$study_trials" -gt 0 ]; then
+    [ -f "$d/gnn_study/model.pt" ] || run "$d/gnn_study.log" "$bin" train --config "$study_best/config.json" \
+      --data split --valid-split "" --seed "$s" --threads "$threads" --out "$d/gnn_study" --overwrite
+  fi
   members=("$d/gnn" "$d/xgb1")
   case $ensemble in
     gnn+2xgb | 2xgb)
@@ -141,19 +183,33 @@ for ((s = 0; s < seeds; ++s)); do
     gnn+2xgb) members=("$d/gnn" "$d/xgb1" "$d/xgb2") ;;
     2xgb) members=("$d/xgb1" "$d/xgb2") ;;
   esac
-  for row in baseline xgb1 gnn ensemble; do
-    if [ "$row" = ensemble ]; then t=$(evaluate split valid "${members[@]}"); else t=$(evaluate split valid "$d/$row"); fi
+  rows=(baseline xgb1 gnn ensemble)
+  if [ "$study_trials" -gt 0 ]; then
+    rows+=(gnn_study ensemble_study)
+    study_members=("$d/gnn_study" "$d/xgb1")
+    if [ "$ensemble_study" = study+2xgb ]; then
+      # shellcheck disable=SC2046
+      [ -f "$d/xgb2/model.xgb" ] || xgb split "$d/xgb2" "$s" $(xgb_args "$(candidate_of "$xgb_second")")
+      study_members+=("$d/xgb2")
+    fi
+  fi
+  for row in "${rows[@]}"; do
+    case $row in
+      ensemble) t=$(evaluate split valid "${members[@]}") ;;
+      ensemble_study) t=$(evaluate split valid "${study_members[@]}") ;;
+      *) t=$(evaluate split valid "$d/$row") ;;
+    esac
     printf '%s\t%s\t%s\n' "$row" "$s" "$t" | tee -a test.tsv >&2
   done
 done
 
-"$py" - test.tsv "$gnn_iterations" "$(candidate_of "$xgb_best")" "$ensemble" <<'EOF'
+"$py" - test.tsv "$gnn_iterations" "$(candidate_of "$xgb_best")" "$ensemble" "$ensemble_study" <<'EOF'
 import sys
 from collections import defaultdict
 from statistics import mean, stdev
 from scipy import stats
 
-path, gnn_iterations, xgb_choice, ensemble = sys.argv[1:5]
+path, gnn_iterations, xgb_choice, ensemble, ensemble_study = sys.argv[1:6]
 tau = defaultdict(dict)
 for line in open(path):
     row, seed, value = line.split()
@@ -163,26 +219,38 @@ names = {
     "xgb1": f"XGBoost, tuned on validation ({xgb_choice})",
     "gnn": f"GNN default, S = 64, {gnn_iterations} iterations (chosen on validation)",
     "ensemble": f"ensemble {ensemble} (chosen on validation)",
+    "gnn_study": "GNN chosen by the study on validation",
+    "ensemble_study": f"ensemble {ensemble_study} (the study's GNN; chosen on validation)",
 }
-base = tau["baseline"]
+
+
+def paired(row, against):
+    """Mean difference row - against over their common seeds, its 95% t interval, a verdict."""
+    seeds = sorted(set(tau[against]) & set(tau[row]))
+    diffs = [tau[row][s] - tau[against][s] for s in seeds]
+    m = mean(diffs)
+    half = stats.t.ppf(0.975, len(diffs) - 1) * stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
+    lo, hi = m - half, m + half
+    verdict = "effect" if lo > 0 or hi < 0 else "no detectable effect"
+    return f"{m:+.4f} [{lo:+.4f}, {hi:+.4f}]", verdict
+
+
 table = []
-table.append("| method | test tau, mean ± sd over seeds | minus the untuned XGBoost, paired by seed (95% t interval) |")
-table.append("|---|---|---|")
-for row in ["baseline", "xgb1", "gnn", "ensemble"]:
+table.append("| method | test tau, mean ± sd over seeds | minus the untuned XGBoost | minus the tuned XGBoost |")
+table.append("|---|---|---|---|")
+for row in [r for r in names if r in tau]:
     values = [tau[row][s] for s in sorted(tau[row])]
     sd = stdev(values) if len(values) > 1 else 0.0
     print(f"figure: alexnet_{row}_tau: {mean(values):.4f} ± {sd:.4f} tau")
-    cell = "-"
-    if row != "baseline":
-        seeds = sorted(set(base) & set(tau[row]))
-        diffs = [tau[row][s] - base[s] for s in seeds]
-        m = mean(diffs)
-        half = stats.t.ppf(0.975, len(diffs) - 1) * stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else float("nan")
-        lo, hi = m - half, m + half
-        verdict = "effect" if lo > 0 or hi < 0 else "no detectable effect"
-        cell = f"{m:+.4f} [{lo:+.4f}, {hi:+.4f}], {verdict}"
-        print(f"figure: alexnet_{row}_minus_baseline: {m:+.4f} [{lo:+.4f}, {hi:+.4f}] tau")
-    table.append(f"| {names[row]} | {mean(values):.4f} ± {sd:.4f} | {cell} |")
-print(f"test: {len(base)} seeds, trained on the 20% training share, scored once on the 80%")
+    cells = []
+    for against, label in (("baseline", "baseline"), ("xgb1", "tuned_xgboost")):
+        if row in ("baseline", against):
+            cells.append("baseline" if row == against else "-")
+            continue
+        interval, verdict = paired(row, against)
+        print(f"figure: alexnet_{row}_minus_{label}: {interval} tau")
+        cells.append(f"{interval}, {verdict}")
+    table.append(f"| {names[row]} | {mean(values):.4f} ± {sd:.4f} | {cells[0]} | {cells[1]} |")
+print(f"test: {len(tau['baseline'])} seeds, trained on the 20% training share, scored once on the 80%")
 print("\n".join(table))
 EOF

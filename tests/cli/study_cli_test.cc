@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../study/postgres_server.h"
 #include "core/atomic_file.h"
@@ -33,7 +35,9 @@ class StudyCli : public ::testing::Test {
     fs::create_directories(root_);
     const std::string plan = (root_ / "plan.json").string();
     std::ofstream(plan) << R"([{"collection": "tile:xla", "files": [4, 2, 0], "nodes": [20, 30],
-                                "configs": [16, 16], "configurable_fraction": [0.1, 0.1]}])";
+                                "configs": [16, 16], "configurable_fraction": [0.1, 0.1]},
+                               {"collection": "layout:xla:default", "files": [2, 1, 0], "nodes": [128, 160],
+                                "configs": [16, 16], "configurable_fraction": [0.2, 0.2]}])";
     std::string output;
     ASSERT_EQ(run_graphcost("synth --out " + path("data") + " --plan " + plan + " --seed 4 --threads 1",
                             &output),
@@ -312,6 +316,37 @@ TEST_F(StudyCli, TwoWorkersWithTheirOwnFoldersShareAPostgresStudy) {
   }
   EXPECT_EQ(numbers.size(), 6u);
   EXPECT_EQ(in_a + in_b, 6);
+}
+
+// Every space file shipped in examples/study/ is one the command takes (its keys are options, its
+// conditions name earlier keys): a trial of each trains to the end on the collection it is for.
+TEST_F(StudyCli, TheShippedSpacesRunATrial) {
+  const fs::path examples = fs::path(GRAPHCOST_SOURCE_DIR) / "examples" / "study";
+  const std::vector<std::pair<std::string, std::string>> spaces = {
+      {"tile_space.json", "--collection tile:xla"},
+      {"layout_space.json", "--collection layout:xla:default"},
+      {"alexnet_space.json", "--collection layout:xla:default"},
+      {"xgboost_space.json", "--collection tile:xla --model-type xgboost"}};
+  std::set<std::string> shipped;
+  for (const auto& entry : fs::directory_iterator(examples))
+    shipped.insert(entry.path().filename().string());
+  std::set<std::string> covered;
+  for (const auto& [file, how] : spaces) covered.insert(file);
+  EXPECT_EQ(shipped, covered) << "a space file in examples/study/ that this test does not run";
+  for (const auto& [file, how] : spaces) {
+    const std::string name = "shipped_" + fs::path(file).stem().string();
+    auto [status, output] =
+        run_graphcost("study --data " + path("data") + " " + how + " --space " +
+                      (examples / file).string() + " --storage sqlite:///" + path(name + ".db") +
+                      " --study " + name + " --out " + path(name + "-runs") +
+                      " --trials 1 --iterations 4 --validate-every 2 " +
+                      "--graphs-per-batch 2 --slate-size 4 --threads 1")
+            .pair();
+    ASSERT_EQ(status, 0) << file << ": " << output;
+    const json trials = exported(name);
+    ASSERT_EQ(trials.size(), 1u) << file;
+    EXPECT_EQ(trials[0]["state"], "complete") << file << ": " << trials.dump();
+  }
 }
 
 TEST_F(StudyCli, BadSpacesObjectivesAndStorageAreOneLine) {
