@@ -1,12 +1,14 @@
 // graphcost stack: a meta-learner over member runs' scores (docs/stack.md), fitted on graphs no
 // member trained on and written as a run folder that eval, predict, serve and Python load like
 // any other run.
+#include "infer/stack.h"
+
 #include <cstdio>
+#include <filesystem>
 
 #include "cli/commands.h"
 #include "cli/option_flags.h"
 #include "core/error.h"
-#include "infer/stack.h"
 #include "infer/threads.h"
 #include "run/run_folder.h"
 #include "stack/run_writer.h"
@@ -38,11 +40,17 @@ void run_stack(const StackCommand& command) {
   data::DataOptions source = o.source;
   source.prune_hops = fitted.prune_hops;
   source.prune_seeds = fitted.prune_seeds;
-  stack::write_run(folder, o.members, source, fitted.id, fitted.meta,
-                   fitted.other_devices ? &*fitted.other_devices : nullptr,
-                   {{"folds", o.meta.folds},
-                    {"seed", o.meta.seed},
-                    {"max_configs_per_graph", o.max_configs_per_graph}});
+  nlohmann::json settings = {{"folds", o.meta.folds},
+                             {"seed", o.meta.seed},
+                             {"max_configs_per_graph", o.max_configs_per_graph}};
+  if (!o.refit_members.empty()) {  // where the meta-learner's weights came from, for the record
+    nlohmann::json fitted_on = nlohmann::json::array();
+    for (const std::string& m : o.members)
+      fitted_on.push_back(std::filesystem::absolute(m).lexically_normal().string());
+    settings["fitted_on_members"] = fitted_on;
+  }
+  stack::write_run(folder, fitted.members, source, fitted.id, fitted.meta,
+                   fitted.other_devices ? &*fitted.other_devices : nullptr, settings);
   std::fprintf(stderr, "stack: run in %s\n", command.out.c_str());
 }
 
@@ -61,6 +69,10 @@ void add_stack_command(CLI::App& app) {
   cmd->add_option("--member", c->options.members,
                   "a member run folder (neural or XGBoost); repeat for each member")
       ->required();
+  cmd->add_option("--refit-member", c->options.refit_members,
+                  "blending: the run the stack scores with in place of the --member of the same "
+                  "position (the same settings trained on more data, e.g. with the fitting "
+                  "configurations); the meta-learner is fitted on the --member runs' scores");
   cmd->add_flag("--member-other-devices", c->options.other_devices,
                 "add the ranking by other devices' measured times as a member (Kernel Tuner "
                 "data: the first member's training graphs are the other devices)");
@@ -69,7 +81,7 @@ void add_stack_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--folds", c->options.meta.folds,
                   "folds of graphs for cross-fitting the meta-learner's setting (at most the "
-                  "graph count)")
+                  "graph count; a single graph's configurations are dealt into this many parts)")
       ->check(at_least(2))
       ->capture_default_str();
   cmd->add_option("--seed", c->options.meta.seed, "seed of the folds and the configuration sample")

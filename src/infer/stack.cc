@@ -25,13 +25,12 @@ int64_t feature_width(const StackModel& stack) {
   return static_cast<int64_t>(stack.members.size()) + (stack.other_devices ? 1 : 0);
 }
 
-// Every graph a member trained on, or nullopt (with a warning) when its config.json records no
-// data or that data is gone.
+// Every graph a member trained on, or nullopt when its config.json records no data or that data
+// is gone; `source` is what it records.
 std::optional<std::vector<std::string>> trained_graphs(
     const std::string& member_dir, std::map<std::string, std::vector<std::string>>& listed,
-    std::string& training_split) {
-  const auto source = stack::training_source(run::RunFolder(member_dir).read_config());
-  training_split = source ? source->split : "train";
+    std::optional<data::DataOptions>& source) {
+  source = stack::training_source(run::RunFolder(member_dir).read_config());
   if (!source || !fs::exists(source->data)) return std::nullopt;
   std::string key = source->data + "\n" + source->collection + "\n" + source->split + "\n" +
                     (source->skip_invalid ? "1" : "0");
@@ -52,6 +51,34 @@ std::vector<int64_t> sample_configs(int64_t count, int64_t most, uint64_t seed, 
     std::sort(indices.begin(), indices.end());
   }
   return indices;
+}
+
+// --refit-member: one run per --member, in the same order, of the same kind (neural or XGBoost),
+// collection and pruning; the written stack scores with them. No stack as a member, and not with
+// the other devices' member (built from the first --member's training graphs).
+void check_refit_members(const StackOptions& o, const std::vector<TrainedModel>& runs,
+                         const data::CollectionId& id) {
+  check_data(o.refit_members.size() == o.members.size(), "stack", "--refit-member",
+             "give one per --member, in the same order (" + std::to_string(o.members.size()) +
+                 " --member, " + std::to_string(o.refit_members.size()) + " --refit-member)");
+  check_data(!o.other_devices, "stack", "--refit-member",
+             "not with --member-other-devices (that member is built from the first --member's "
+             "training graphs)");
+  for (const std::string& dir : o.refit_members)
+    check_data(fs::is_directory(dir), dir, "", "no such run folder (--refit-member)");
+  std::string collection;
+  const std::vector<TrainedModel> refits = load_runs(o.refit_members, collection);
+  check_runs_kind(refits, o.refit_members, id);
+  for (size_t m = 0; m < refits.size(); ++m) {
+    const std::string kind = run_kind(refits[m]), counterpart = run_kind(runs[m]);
+    check_data(kind == counterpart, o.refit_members[m], "model_type",
+               "a run of kind " + kind + ", but the --member it stands for (" + o.members[m] +
+                   ") is of kind " + counterpart);
+    check_data(
+        refits[m].prune_hops == runs[m].prune_hops && refits[m].prune_seeds == runs[m].prune_seeds,
+        o.refit_members[m], "prune_hops",
+        "pruned otherwise than the --member it stands for (" + o.members[m] + ")");
+  }
 }
 
 }  // namespace
@@ -125,6 +152,11 @@ FittedStack fit_stack(const StackOptions& o) {
   apply_run_pruning(runs, o.members, kRunPruning, load);
   out.prune_hops = runs[0].prune_hops;
   out.prune_seeds = runs[0].prune_seeds;
+  out.members = o.members;
+  if (!o.refit_members.empty()) {
+    check_refit_members(o, runs, out.id);
+    out.members = o.refit_members;
+  }
   const auto fit_set = io::open_collection(o.source.data, out.id, o.source.split, load);
   std::vector<int64_t> usable;
   std::vector<std::string> fitted_names;
@@ -135,16 +167,30 @@ FittedStack fit_stack(const StackOptions& o) {
     fitted_names.push_back(fit_set->graph(g).name);
     if (configs.count >= 2) usable.push_back(g);
   }
-  // No member may have trained on a graph the meta-learner is fitted on: its scores there would
-  // be in-sample, and the meta-learner would learn to trust it too much.
+  // No member may have trained on a configuration the meta-learner is fitted on: its scores there
+  // would be in-sample, and the meta-learner would learn to trust it too much. A graph a member
+  // shares with the fitting data (one program's configurations split) is compared configuration
+  // by configuration.
   std::map<std::string, std::vector<std::string>> listed;
   for (const std::string& dir : o.members) {
-    std::string training_split;
-    const auto trained = trained_graphs(dir, listed, training_split);
+    std::optional<data::DataOptions> source;
+    const auto trained = trained_graphs(dir, listed, source);
     if (trained) {
-      stack::check_out_of_sample(dir, *trained, fitted_names);
+      const std::vector<std::string> shared = stack::shared_graphs(*trained, fitted_names);
+      if (shared.empty()) continue;
+      const auto seen = stack::training_configs(*source, {shared.begin(), shared.end()});
+      for (int64_t g = 0; g < fit_set->size(); ++g) {
+        const auto found = seen.find(fit_set->graph(g).name);
+        if (found != seen.end())
+          stack::check_out_of_sample(dir, found->first, found->second, fit_set->configs(g));
+      }
+      std::fprintf(stderr,
+                   "stack: %s trained on other configurations of %zu of the graphs the stack is "
+                   "fitted on (none of the fitted ones)\n",
+                   dir.c_str(), shared.size());
       continue;
     }
+    const std::string training_split = source ? source->split : "train";
     check_data(training_split != o.source.split, dir, "split",
                "trained on split " + training_split +
                    ", the split the stack is fitted on (its scores there are in-sample)");
@@ -191,6 +237,14 @@ FittedStack fit_stack(const StackOptions& o) {
     graphs.push_back(std::move(rows));
   }
   out.graphs = static_cast<int64_t>(graphs.size());
+  if (graphs.size() == 1) {
+    std::fprintf(stderr,
+                 "stack: one graph: its configurations are dealt into %lld parts that stand in for "
+                 "graphs in cross-fitting\n",
+                 static_cast<long long>(o.meta.folds));
+    graphs =
+        stack::split_configurations(graphs[0], o.meta.folds, feature_width(model), o.meta.seed);
+  }
   out.meta = stack::MetaLearner::fit(graphs, feature_width(model), o.meta);
   out.other_devices = std::move(model.other_devices);
   return out;

@@ -39,6 +39,11 @@ std::vector<double> stack_scores(const StackModel& stack,
 // What `graphcost stack` asks for.
 struct StackOptions {
   std::vector<std::string> members;  // member run folders
+  // Blending with refitted members: when given, one per member in the same order, the runs the
+  // written stack scores with (the same settings trained on more data, e.g. the whole training
+  // share where the members left out the fitting configurations); the meta-learner is fitted on
+  // the members' scores, never theirs.
+  std::vector<std::string> refit_members;
   bool other_devices = false;        // add the other devices' times as a member
   // The graphs the meta-learner is fitted on (split "valid" by default): never a member's
   // training graphs.
@@ -53,6 +58,7 @@ struct FittedStack {
   int prune_hops = -1;
   std::string prune_seeds = "all";
   int64_t graphs = 0;  // graphs the meta-learner was fitted on
+  std::vector<std::string> members;  // the runs the stack scores with (members or refit_members)
   std::optional<stack::OtherDevices> other_devices;
   stack::MetaLearner meta;
 };

@@ -2,15 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "core/error.h"
+#include "core/random.h"
 #include "eval/ensemble.h"
 #include "stack/folds.h"
 #include "stack/ridge.h"
 #include "xgb/ranker.h"
 
 namespace graphcost::stack {
-
 
 namespace {
 
@@ -103,6 +104,30 @@ std::vector<double> stack_features(const std::vector<std::vector<double>>& membe
     for (size_t i = 0; i < configs; ++i) features[i * members + m] = z[i];
   }
   return features;
+}
+
+std::vector<StackGraph> split_configurations(const StackGraph& graph, int64_t pieces, int64_t width,
+                                             uint64_t seed) {
+  const int64_t count = static_cast<int64_t>(graph.runtimes.size());
+  check_data(pieces >= 2 && count >= 2 * pieces, graph.name, "configurations",
+             std::to_string(count) + " configurations cannot be dealt into " +
+                 std::to_string(pieces) +
+                 " parts of at least 2 for cross-fitting (one graph: its configurations stand in "
+                 "for graphs)");
+  std::vector<int64_t> order(static_cast<size_t>(count));
+  std::iota(order.begin(), order.end(), 0);
+  Random random(seed);
+  random.shuffle(order);
+  std::vector<StackGraph> parts(static_cast<size_t>(pieces));
+  for (int64_t k = 0; k < pieces; ++k) parts[k].name = graph.name + "#" + std::to_string(k);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t j = order[i];
+    StackGraph& part = parts[i % pieces];
+    part.features.insert(part.features.end(), graph.features.begin() + j * width,
+                         graph.features.begin() + (j + 1) * width);
+    part.runtimes.push_back(graph.runtimes[j]);
+  }
+  return parts;
 }
 
 const std::vector<std::string>& meta_learner_names() {

@@ -27,6 +27,14 @@ struct StackGraph {
 // i): each member's scores standardised over the graph (eval::standardise).
 std::vector<double> stack_features(const std::vector<std::vector<double>>& member_scores);
 
+// A single graph (one program's configurations, split by `graphcost split` for the members'
+// training and the stack's fit) cannot be dealt into folds of graphs: its configurations are dealt
+// instead, by a seeded shuffle, round-robin, into `pieces` parts named "NAME#k" that stand in for
+// graphs (in the folds, and in the final fit, which is per part as it is per graph). Every part
+// needs at least 2 configurations (an Error naming the graph otherwise).
+std::vector<StackGraph> split_configurations(const StackGraph& graph, int64_t pieces, int64_t width,
+                                             uint64_t seed);
+
 // The meta-learners by name: "ridge" (the default, measured in docs/stack.md) and "xgboost".
 const std::vector<std::string>& meta_learner_names();
 

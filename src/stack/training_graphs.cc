@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "data/dedup.h"
 #include "io/collection_readers.h"
 
 namespace graphcost::stack {
@@ -25,15 +26,42 @@ std::vector<std::string> graph_names(const data::DataOptions& source) {
   return names;
 }
 
-void check_out_of_sample(const std::string& member_dir, const std::vector<std::string>& trained,
-                         const std::vector<std::string>& fitted) {
+std::vector<std::string> shared_graphs(const std::vector<std::string>& trained,
+                                       const std::vector<std::string>& fitted) {
   const std::set<std::string> seen(trained.begin(), trained.end());
-  for (const std::string& name : fitted) {
-    check_data(!seen.count(name), member_dir, "",
-               "trained on graph " + name +
-                   ", which the stack is fitted on (its scores there are in-sample); fit the "
-                   "stack on graphs no member trained on (e.g. --split valid)");
-  }
+  std::vector<std::string> shared;
+  for (const std::string& name : fitted)
+    if (seen.count(name)) shared.push_back(name);
+  return shared;
+}
+
+std::map<std::string, std::unordered_set<std::string>> training_configs(
+    const data::DataOptions& source, const std::set<std::string>& names) {
+  data::LoadOptions load = source.unpruned_load_options();
+  load.merge_duplicates = false;  // every configuration the member may have trained on
+  std::map<std::string, std::unordered_set<std::string>> out;
+  io::for_each_graph(
+      source.data, data::CollectionId::parse(source.collection), source.split, load, 2,
+      [&](const data::Graph& graph, const data::ConfigView& configs, const std::string&) {
+        if (!names.count(graph.name)) return;
+        std::unordered_set<std::string>& set = out[graph.name];
+        for (int64_t j = 0; j < configs.count; ++j) set.emplace(data::config_bytes(configs, j));
+      });
+  return out;
+}
+
+void check_out_of_sample(const std::string& member_dir, const std::string& graph,
+                         const std::unordered_set<std::string>& trained,
+                         const data::ConfigView& fitted) {
+  int64_t seen = 0;
+  for (int64_t j = 0; j < fitted.count; ++j)
+    seen += trained.count(std::string(data::config_bytes(fitted, j)));
+  check_data(seen == 0, member_dir, "",
+             "trained on graph " + graph + ", which the stack is fitted on (" +
+                 std::to_string(seen) + " of its " + std::to_string(fitted.count) +
+                 " configurations there are among the member's training ones: its scores there "
+                 "are in-sample); fit the stack on graphs or configurations no member trained on "
+                 "(e.g. --split valid)");
 }
 
 }  // namespace graphcost::stack

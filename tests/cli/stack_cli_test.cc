@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/atomic_file.h"
 #include "run_graphcost.h"
@@ -138,6 +140,76 @@ TEST_F(StackCli, AMemberTrainedOnTheFittedGraphsIsRefused) {
   expect_error_line(stack("--member " + path("xgb"), path("s_train"), "--split train"),
                     {path("xgb") + ": trained on graph "});
   EXPECT_FALSE(fs::exists(path("s_in") + "/config.json"));
+}
+
+// One program's configurations split (as the AlexNet protocol splits its file): members trained
+// on one part, the stack fitted on the other. The graph is shared, the configurations are not, so
+// the members are out of sample there; the one graph's configurations stand in for graphs in the
+// folds; a member that saw the fitted configurations is refused; --refit-member writes a stack
+// that scores with runs trained on the whole graph, with the weights fitted on the members'.
+TEST_F(StackCli, OneGraphsConfigurationsSplitBetweenMembersAndStack) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(data() + "/npz/tile/xla/train"))
+    files.push_back(entry.path().string());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+  const std::string single = path("single");
+  std::string output;
+  ASSERT_EQ(
+      run_graphcost("split " + files[0] + " --fraction 0.5 --seed 0 --out " + single, &output), 0)
+      << output;
+  const std::string common = " --data " + single + " --collection tile:xla --threads 1";
+  ASSERT_EQ(
+      run_graphcost("xgb train" + common + " --rounds 10 --out " + path("single_xgb"), &output), 0)
+      << output;
+  ASSERT_EQ(
+      run_graphcost("train" + common + " --valid-split '' --iterations 6 --graphs-per-batch 1 " +
+                        "--slate-size 4 --hidden 8 --out " + path("single_nn"),
+                    &output),
+      0)
+      << output;
+  const std::string members = " --member " + path("single_xgb") + " --member " + path("single_nn");
+  const std::string base =
+      "stack --data " + single + " --collection tile:xla --threads 1 --folds 2";
+  {
+    auto [status, text] = run_graphcost(base + members + " --out " + path("single_stack")).pair();
+    ASSERT_EQ(status, 0) << text;
+    EXPECT_NE(text.find("stack: one graph: its configurations are dealt into 2 parts"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(path("single_xgb") + " trained on other configurations of 1 of the graphs"),
+              std::string::npos)
+        << text;
+  }
+  const json plain = config(path("single_stack"));
+  EXPECT_EQ(plain["stack"]["cross_fit"].size(), 5u);
+  EXPECT_FALSE(plain["stack"].contains("fitted_on_members"));
+  // The fixture's members trained on the whole file: every fitted configuration is in-sample.
+  expect_error_line(base + " --member " + path("xgb") + " --out " + path("single_bad"),
+                    {path("xgb") + ": trained on graph ", ", which the stack is fitted on (",
+                     "configurations there are among the member's training ones"});
+  // Blending: the weights fitted on the split members' scores, the runs the whole-file ones.
+  ASSERT_EQ(run_graphcost(base + members + " --refit-member " + path("xgb") + " --refit-member " +
+                              path("nn") + " --out " + path("single_refit"),
+                          &output),
+            0)
+      << output;
+  const json refit = config(path("single_refit"));
+  EXPECT_EQ(refit["stack"]["members"], json({path("xgb"), path("nn")}));
+  EXPECT_EQ(refit["stack"]["fitted_on_members"], json({path("single_xgb"), path("single_nn")}));
+  EXPECT_EQ(refit["stack"]["weights"], plain["stack"]["weights"]);
+  const json metrics = eval_json(path("single_refit"), "valid");
+  EXPECT_TRUE(metrics["kendall_tau"].is_number()) << metrics;
+  // One refit run per member, of the member's kind.
+  expect_error_line(
+      base + members + " --refit-member " + path("xgb") + " --out " + path("single_bad"),
+      {"--refit-member: give one per --member, in the same order (2 --member, 1 --refit-member)"});
+  expect_error_line(
+      base + members + " --refit-member " + path("nn") + " --refit-member " + path("xgb") +
+          " --out " + path("single_bad"),
+      {path("nn") + ": model_type: a run of kind neural, but the --member it stands for (" +
+       path("single_xgb") + ") is of kind xgboost"});
+  EXPECT_FALSE(fs::exists(path("single_bad") + "/config.json"));
 }
 
 TEST_F(StackCli, BadInputIsOneLine) {

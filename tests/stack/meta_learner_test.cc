@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -16,6 +17,52 @@
 
 namespace graphcost::stack {
 namespace {
+
+TEST(SplitConfigurations, OneGraphDealtIntoPartsThatKeepEachRow) {
+  // 7 configurations of 2 member columns: row i is (i, 10 i), runtime i + 1.
+  StackGraph graph;
+  graph.name = "alexnet";
+  for (int i = 0; i < 7; ++i) {
+    graph.features.insert(graph.features.end(), {double(i), 10.0 * i});
+    graph.runtimes.push_back(i + 1);
+  }
+  const std::vector<StackGraph> parts = split_configurations(graph, 3, 2, 5);
+  ASSERT_EQ(parts.size(), 3u);
+  std::vector<int> seen;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    EXPECT_EQ(parts[k].name, "alexnet#" + std::to_string(k));
+    EXPECT_EQ(parts[k].runtimes.size(), k == 0 ? 3u : 2u);  // round-robin: 3, 2, 2
+    ASSERT_EQ(parts[k].features.size(), 2 * parts[k].runtimes.size());
+    for (size_t r = 0; r < parts[k].runtimes.size(); ++r) {
+      const int i = static_cast<int>(parts[k].runtimes[r]) - 1;  // the row's own runtime
+      EXPECT_EQ(parts[k].features[2 * r], i);
+      EXPECT_EQ(parts[k].features[2 * r + 1], 10.0 * i);
+      seen.push_back(i);
+    }
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  // The same seed deals the same parts; a part of fewer than 2 configurations is refused.
+  EXPECT_EQ(split_configurations(graph, 3, 2, 5)[1].runtimes, parts[1].runtimes);
+  EXPECT_THROW(split_configurations(graph, 4, 2, 5), Error);
+  // A stack fitted on the parts of one graph: ridge gives the member that ranks by runtime the
+  // larger weight (member 0 is runtime - 1, member 1 its reverse order).
+  StackGraph mixed = graph;
+  for (int i = 0; i < 7; ++i) mixed.features[2 * i + 1] = -10.0 * i;
+  std::vector<StackGraph> dealt;
+  for (const StackGraph& part : split_configurations(mixed, 3, 2, 5)) {
+    StackGraph rows = part;
+    std::vector<std::vector<double>> columns(2);
+    for (size_t r = 0; r < part.runtimes.size(); ++r)
+      for (int m = 0; m < 2; ++m) columns[m].push_back(part.features[2 * r + m]);
+    rows.features = stack_features(columns);
+    dealt.push_back(rows);
+  }
+  MetaOptions options;
+  options.folds = 3;
+  const MetaLearner meta = MetaLearner::fit(dealt, 2, options);
+  EXPECT_GT(meta.weights()[0], meta.weights()[1]);
+}
 
 TEST(StackFeatures, EachMemberStandardisedOverTheGraph) {
   // Member 0: 1, 2, 3 -> -1.2247, 0, 1.2247; member 1: 10, 10, 40 -> -0.7071, -0.7071, 1.4142.
@@ -60,7 +107,9 @@ TEST(MetaLearner, RidgeChoosesOutOfFoldAndFitsTheClosedFormOnEveryGraph) {
   double best = -2;
   for (const CandidateResult& c : meta.cross_fit()) best = std::max(best, c.tau);
   for (const CandidateResult& c : meta.cross_fit())
-    if (c.setting == meta.setting()) EXPECT_EQ(c.tau, best);
+    if (c.setting == meta.setting()) {
+      EXPECT_EQ(c.tau, best);
+    }
   EXPECT_GT(best, 0.8);
   // The final weights: ridge on every graph's rows against the standardised log runtimes.
   std::vector<double> x, y;

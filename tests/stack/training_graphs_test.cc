@@ -29,15 +29,32 @@ TEST(TrainingGraphs, SourceFromConfig) {
   EXPECT_EQ(training_source(config)->collection, data::DataOptions{}.collection);
 }
 
-TEST(TrainingGraphs, AGraphAMemberTrainedOnIsRefused) {
-  EXPECT_NO_THROW(check_out_of_sample("runs/xgb", {"a", "b"}, {"c", "d"}));
+TEST(TrainingGraphs, SharedGraphsInTheFittedOrder) {
+  EXPECT_TRUE(shared_graphs({"a", "b"}, {"c", "d"}).empty());
+  EXPECT_EQ(shared_graphs({"d", "a", "b"}, {"c", "d", "a"}), (std::vector<std::string>{"d", "a"}));
+}
+
+TEST(TrainingGraphs, AConfigurationAMemberTrainedOnIsRefused) {
+  // Three tile configurations of width 2 fitted on; the member trained on two others of the same
+  // graph, then on one of the three.
+  data::ConfigTable fitted;
+  fitted.count = 3;
+  fitted.width = 2;
+  fitted.tile = {1, 2, 3, 4, 5, 6};
+  const data::ConfigView view = fitted.view();
+  auto bytes = [](std::vector<float> row) {
+    return std::string(reinterpret_cast<const char*>(row.data()), row.size() * sizeof(float));
+  };
+  EXPECT_NO_THROW(check_out_of_sample("runs/xgb", "g", {bytes({1, 3}), bytes({2, 1})}, view));
   try {
-    check_out_of_sample("runs/xgb", {"a", "b", "d"}, {"c", "d"});
-    FAIL() << "a member's in-sample graph was accepted";
+    check_out_of_sample("runs/xgb", "g", {bytes({1, 3}), bytes({3, 4})}, view);
+    FAIL() << "a configuration the member trained on was accepted";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "runs/xgb: trained on graph d, which the stack is fitted on (its scores there are "
-              "in-sample); fit the stack on graphs no member trained on (e.g. --split valid)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "runs/xgb: trained on graph g, which the stack is fitted on (1 of its 3 configurations "
+        "there are among the member's training ones: its scores there are in-sample); fit the "
+        "stack on graphs or configurations no member trained on (e.g. --split valid)");
   }
 }
 
