@@ -19,11 +19,14 @@
 #      pruner STUDY_PRUNER, median; base: the GNN's flags below at STUDY_ITERATIONS, 1500); its
 #      best trial is scored by `eval` on tune/valid like every candidate, and the ensemble of it
 #      with the best one or two tuned XGBoost models is chosen the same way;
+#   3c. with STACK=1 (the default), no choice: a ridge stack (graphcost stack) over the chosen GNN
+#      and the two best tuned XGBoost settings, fitted on tune/valid with their carve-out runs;
 #   4. test, once: for seeds 0 .. SEEDS-1 (default 5), the baseline (untuned XGBoost: 500 rounds,
 #      every node's values), the chosen tuned XGBoost, the chosen GNN and the chosen ensemble
 #      (its members of the same seed), and with a study the study's GNN (its trial's config.json
-#      retrained with `train --config`) and its ensemble, trained on split/train and scored on
-#      split/valid.
+#      retrained with `train --config`) and its ensemble, and the stacks (the weights fitted
+#      in 3c, scoring with this seed's runs: `stack --refit-member`), trained on split/train and
+#      scored on split/valid. A rerun reuses the models and taus it finds.
 #
 # Prints what was chosen and why (the validation taus), one line per test run, then
 # `figure: alexnet_<row>_tau: MEAN ± SD tau`, `figure: alexnet_<row>_minus_baseline: MEAN
@@ -34,7 +37,7 @@
 # usage: bench/alexnet_headline.sh GRAPHCOST_BINARY [WORK_DIR]
 # environment: DATA (the .npz; default ../shared/data/tpugraphs/alexnet_layout_reduced.npz beside
 #   the repository), SEEDS (5, at least 5 unless QUICK=1), GNN_ITERATIONS, XGB_CANDIDATES,
-#   THREADS (0: all cores), STUDY_TRIALS, STUDY_SPACE, STUDY_SAMPLER, STUDY_PRUNER,
+#   THREADS (0: all cores), STACK (1; 0: no stack rows), STUDY_TRIALS, STUDY_SPACE, STUDY_SAMPLER, STUDY_PRUNER,
 #   STUDY_ITERATIONS (above), QUICK=1 (a smoke test of the mechanics: 2 seeds, tiny runs; its
 #   numbers mean nothing).
 set -euo pipefail
@@ -58,6 +61,7 @@ else
   study_iterations=${STUDY_ITERATIONS:-1500}
 fi
 study_trials=${STUDY_TRIALS:-0}
+stack_on=${STACK:-1}
 study_space=$(realpath "${STUDY_SPACE:-$(dirname "$0")/../examples/study/alexnet_space.json}")
 mkdir -p "$work"
 cd "$work"
@@ -159,6 +163,9 @@ fi
 
 # 4. The chosen settings on the whole training share, SEEDS seeds, scored once on the test share.
 log "== test: $seeds seeds on split/train, scored on split/valid"
+# A rerun reuses the taus of models it scored before (eval of a saved model is deterministic).
+[ -f test.tsv ] && mv test.tsv test.prev.tsv
+touch test.prev.tsv
 : > test.tsv
 for ((s = 0; s < seeds; ++s)); do
   d="test/s$s"
@@ -172,12 +179,10 @@ for ((s = 0; s < seeds; ++s)); do
       --data split --valid-split "" --seed "$s" --threads "$threads" --out "$d/gnn_study" --overwrite
   fi
   members=("$d/gnn" "$d/xgb1")
-  case $ensemble in
-    gnn+2xgb | 2xgb)
-      # shellcheck disable=SC2046
-      [ -f "$d/xgb2/model.xgb" ] || xgb split "$d/xgb2" "$s" $(xgb_args "$(candidate_of "$xgb_second")")
-      ;;
-  esac
+  if [ "$stack_on" = 1 ] || [ "$ensemble" = gnn+2xgb ] || [ "$ensemble" = 2xgb ]; then
+    # shellcheck disable=SC2046
+    [ -f "$d/xgb2/model.xgb" ] || xgb split "$d/xgb2" "$s" $(xgb_args "$(candidate_of "$xgb_second")")
+  fi
   case $ensemble in
     gnn+1xgb) members=("$d/gnn" "$d/xgb1") ;;
     gnn+2xgb) members=("$d/gnn" "$d/xgb1" "$d/xgb2") ;;
@@ -193,12 +198,32 @@ for ((s = 0; s < seeds; ++s)); do
       study_members+=("$d/xgb2")
     fi
   fi
+  if [ "$stack_on" = 1 ]; then
+    # The stacks: ridge over the GNN and the two tuned XGBoost models, fitted on tune/valid with
+    # the carve-out's runs (trained on tune/train), scoring with this seed's runs of the same
+    # settings (--refit-member); nothing chosen, the meta-learner weighs the members.
+    rows+=(stack)
+    [ -f "$d/stack/config.json" ] || run "$d/stack.log" "$bin" stack --data tune --collection $c \
+      --member "sel/$gnn_best" --member "sel/xgb_$xgb_best" --member "sel/xgb_$xgb_second" \
+      --refit-member "$d/gnn" --refit-member "$d/xgb1" --refit-member "$d/xgb2" --seed "$s" \
+      --threads "$threads" --out "$d/stack" --overwrite
+    if [ "$study_trials" -gt 0 ]; then
+      rows+=(stack_study)
+      [ -f "$d/stack_study/config.json" ] || run "$d/stack_study.log" "$bin" stack --data tune --collection $c \
+        --member "$study_best" --member "sel/xgb_$xgb_best" --member "sel/xgb_$xgb_second" \
+        --refit-member "$d/gnn_study" --refit-member "$d/xgb1" --refit-member "$d/xgb2" --seed "$s" \
+        --threads "$threads" --out "$d/stack_study" --overwrite
+    fi
+  fi
   for row in "${rows[@]}"; do
-    case $row in
-      ensemble) t=$(evaluate split valid "${members[@]}") ;;
-      ensemble_study) t=$(evaluate split valid "${study_members[@]}") ;;
-      *) t=$(evaluate split valid "$d/$row") ;;
-    esac
+    t=$(awk -v r="$row" -v s="$s" '$1 == r && $2 == s {print $3}' test.prev.tsv | tail -n 1)
+    if [ -z "$t" ]; then
+      case $row in
+        ensemble) t=$(evaluate split valid "${members[@]}") ;;
+        ensemble_study) t=$(evaluate split valid "${study_members[@]}") ;;
+        *) t=$(evaluate split valid "$d/$row") ;;
+      esac
+    fi
     printf '%s\t%s\t%s\n' "$row" "$s" "$t" | tee -a test.tsv >&2
   done
 done
@@ -221,6 +246,8 @@ names = {
     "ensemble": f"ensemble {ensemble} (chosen on validation)",
     "gnn_study": "GNN chosen by the study on validation",
     "ensemble_study": f"ensemble {ensemble_study} (the study's GNN; chosen on validation)",
+    "stack": "stack, ridge over the GNN and both tuned XGBoost models (fitted on validation)",
+    "stack_study": "stack, ridge over the study's GNN and both tuned XGBoost models",
 }
 
 
