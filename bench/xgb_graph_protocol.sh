@@ -14,7 +14,9 @@
 # Prints the selection's taus, one line per seed, then `figure:` lines: each model's mean tau per
 # split and the GNN minus XGBoost paired by seed with its 95% t interval.
 # usage: bench/xgb_graph_protocol.sh GRAPHCOST_BINARY WORK_DIR
-# environment: COLLECTION (layout:xla:random), SEEDS ("1 2 3 4 5"), GNN_VARIANT (base), CANDIDATES, VALID_CONFIGS
+# environment: COLLECTION (layout:xla:random; tile:xla too), METRIC (an eval --json metric to
+#   choose and compare by, higher is better: kendall_tau, or tile_score for tile), SEEDS
+#   ("1 2 3 4 5"), GNN_VARIANT (base), CANDIDATES, VALID_CONFIGS
 #   (1000), THREADS (1), and quality_diagnosis.sh's ITERATIONS (1000), SCALE and DATA_SEED.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,8 +39,9 @@ for seed in "${seeds[@]}"; do
     THREADS=$threads bash "$here/quality_diagnosis.sh" "$bin" "$work" > /dev/null
 done
 train_pack="$work/packs/$name-train.pack" valid_pack="$work/packs/$name-valid.pack"
-tau_of() { grep -o '"kendall_tau": [0-9.e+-]*' | tail -1 | awk '{print $2}'; }
-score() {  # RUN SPLIT -> tau (valid: the validation pack; test: synth's test split)
+metric=${METRIC:-kendall_tau}
+tau_of() { grep -o "\"$metric\": [0-9.e+-]*" | tail -1 | awk '{print $2}'; }
+score() {  # RUN SPLIT -> the metric (valid: the validation pack; test: synth's test split)
   if [ "$2" = valid ]; then
     "$bin" eval --model "$1" --data "$valid_pack" --max-configs "$configs" --threads "$threads" \
       --json 2> /dev/null | tau_of
@@ -60,7 +63,7 @@ xgb() {  # CANDIDATE SEED -> the run folder (trained unless it exists)
 best="" best_tau=-2
 for candidate in "${candidates[@]}"; do
   tau=$(score "$(xgb "$candidate" 1)" valid)
-  echo "selection: $candidate valid tau $tau (seed 1)"
+  echo "selection: $candidate valid $metric $tau (seed 1)"
   if "$py" -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$tau" "$best_tau"; then
     best=$candidate best_tau=$tau
   fi
@@ -77,7 +80,7 @@ done
 printf '%s\n' "${rows[@]}" | "$py" -c '
 import statistics, sys
 from scipy import stats
-name = sys.argv[1]
+name, metric = sys.argv[1], sys.argv[2]
 rows = [list(map(float, line.split()[1:])) for line in sys.stdin if line.strip()]
 for i, split in enumerate(("valid", "test")):
     gnn = [r[i] for r in rows]
@@ -85,8 +88,8 @@ for i, split in enumerate(("valid", "test")):
     d = [a - b for a, b in zip(gnn, xgb)]
     half = stats.t.ppf(0.975, len(d) - 1) * statistics.stdev(d) / len(d) ** 0.5
     m = statistics.mean(d)
-    print(f"figure: {name}_{split}_gnn_tau: {statistics.mean(gnn):.4f} tau")
-    print(f"figure: {name}_{split}_xgb_tau: {statistics.mean(xgb):.4f} tau")
-    print(f"figure: {name}_{split}_gnn_minus_xgb: {m:+.4f} tau "
+    print(f"figure: {name}_{split}_gnn_{metric}: {statistics.mean(gnn):.4f} {metric}")
+    print(f"figure: {name}_{split}_xgb_{metric}: {statistics.mean(xgb):.4f} {metric}")
+    print(f"figure: {name}_{split}_gnn_minus_xgb: {m:+.4f} {metric} "
           f"(95% interval [{m - half:+.4f}, {m + half:+.4f}], {len(d)} seeds)")
-' "$name-$variant"
+' "$name-$variant" "$metric"
