@@ -8,6 +8,7 @@
 #include "cli/option_flags.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
+#include "dist/launch.h"
 #include "model/kernels/gemm_ledger.h"
 #include "run/run_folder.h"
 #include "train/interrupt.h"
@@ -53,6 +54,14 @@ void run(const TrainCommand& command) {
       check_data(command.config.empty(), "train", "--config",
                  "a neural model's options; XGBoost (--model " + command.model +
                      ") takes the data options, --seed and --threads");
+      // XGBoost trains in one process: under a launcher every rank would write the same run.
+      const dist::Launch launch =
+          dist::resolve_launch(command.launch, dist::launcher_environment());
+      check_data(launch.world_size == 1, "train", "--model",
+                 "XGBoost (--model " + command.model + ") trains in one process, not across " +
+                     std::to_string(launch.world_size) +
+                     " (the launch's world size): start it without a launcher, or --model gnn "
+                     "for the neural model across processes");
       train::XgboostRunRequest request;
       request.options = options;
       request.given = command.flags->given_keys();

@@ -118,6 +118,18 @@ TEST_F(KernelTunerDevicesCli, TabularRecordsTrainXGBoostByDefault) {
             "train XGBoost by default; add --model gnn for the neural model, or use `graphcost "
             "xgb train` for XGBoost's own options\n");
   EXPECT_FALSE(fs::exists(path("run_refused")));
+
+  // XGBoost trains in one process: under a launch of several it is refused before anything is
+  // read or written (it trained on rank 0 alone, the others writing the same run, before).
+  auto launched =
+      run_graphcost("train --data " + path("train") + " --threads 1 --world-size 2 " +
+                    "--rank 1 --dist-url tcp://127.0.0.1:9 --out " + path("run_launched"));
+  EXPECT_EQ(launched.status, 1);
+  EXPECT_EQ(launched.output,
+            "graphcost: error: train: --model: XGBoost (--model auto) trains in one process, not "
+            "across 2 (the launch's world size): start it without a launcher, or --model gnn for "
+            "the neural model across processes\n");
+  EXPECT_FALSE(fs::exists(path("run_launched")));
 }
 
 // With --model gnn, Kernel Tuner caches start from train::tabular_defaults (the MLP over
