@@ -54,16 +54,12 @@ std::vector<int64_t> sample_configs(int64_t count, int64_t most, uint64_t seed, 
 }
 
 // --refit-member: one run per --member, in the same order, of the same kind (neural or XGBoost),
-// collection and pruning; the written stack scores with them. No stack as a member, and not with
-// the other devices' member (built from the first --member's training graphs).
+// collection and pruning; the written stack scores with them. No stack as a member.
 void check_refit_members(const StackOptions& o, const std::vector<TrainedModel>& runs,
                          const data::CollectionId& id) {
   check_data(o.refit_members.size() == o.members.size(), "stack", "--refit-member",
              "give one per --member, in the same order (" + std::to_string(o.members.size()) +
                  " --member, " + std::to_string(o.refit_members.size()) + " --refit-member)");
-  check_data(!o.other_devices, "stack", "--refit-member",
-             "not with --member-other-devices (that member is built from the first --member's "
-             "training graphs)");
   for (const std::string& dir : o.refit_members)
     check_data(fs::is_directory(dir), dir, "", "no such run folder (--refit-member)");
   std::string collection;
@@ -79,6 +75,17 @@ void check_refit_members(const StackOptions& o, const std::vector<TrainedModel>&
         o.refit_members[m], "prune_hops",
         "pruned otherwise than the --member it stands for (" + o.members[m] + ")");
   }
+}
+
+// The other devices' member from a run's training graphs (its config.json's data, split and
+// exclusions): each graph's measured times are a reference device.
+stack::OtherDevices other_devices_of(const std::string& member_dir, const data::CollectionId& id) {
+  const auto source = stack::training_source(run::RunFolder(member_dir).read_config());
+  check_data(source && fs::exists(source->data), member_dir, "data",
+             "--member-other-devices reads this run's training graphs as the other devices, but "
+             "its config.json names no data that exists");
+  const data::LoadOptions load = source->unpruned_load_options();
+  return stack::OtherDevices::build(*io::open_collection(source->data, id, source->split, load));
 }
 
 }  // namespace
@@ -201,17 +208,9 @@ FittedStack fit_stack(const StackOptions& o) {
   }
   StackModel model;
   model.members = runs;
-  if (o.other_devices) {
-    // The other devices are the first member's training graphs (measured times, never the
-    // fitted graphs: the check above holds them apart).
-    const auto source = stack::training_source(run::RunFolder(o.members[0]).read_config());
-    check_data(source && fs::exists(source->data), o.members[0], "data",
-               "--member-other-devices reads this member's training graphs as the other "
-               "devices, but its config.json names no data that exists");
-    const data::LoadOptions reference_load = source->unpruned_load_options();
-    const auto references = io::open_collection(source->data, out.id, source->split, reference_load);
-    model.other_devices = stack::OtherDevices::build(*references);
-  }
+  // The other devices are the first member's training graphs (measured times, never the
+  // fitted graphs: the check above holds them apart).
+  if (o.other_devices) model.other_devices = other_devices_of(o.members[0], out.id);
   std::fprintf(stderr, "stack: %s %s: %zu graphs, %zu member runs%s, meta-learner %s\n",
                out.id.str().c_str(), o.source.split.c_str(), usable.size(), runs.size(),
                o.other_devices ? " + other devices" : "", o.meta.meta.c_str());
@@ -246,7 +245,11 @@ FittedStack fit_stack(const StackOptions& o) {
         stack::split_configurations(graphs[0], o.meta.folds, feature_width(model), o.meta.seed);
   }
   out.meta = stack::MetaLearner::fit(graphs, feature_width(model), o.meta);
-  out.other_devices = std::move(model.other_devices);
+  // Refitted, the stack ranks by the devices the first refit run trained on: the fitting
+  // devices' times join the references as the refit members' data joins their training.
+  out.other_devices = o.other_devices && !o.refit_members.empty()
+                          ? other_devices_of(o.refit_members[0], out.id)
+                          : std::move(model.other_devices);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/atomic_file.h"
+#include "kernel_tuner_caches.h"
 #include "run_graphcost.h"
 
 namespace {
@@ -210,6 +211,62 @@ TEST_F(StackCli, OneGraphsConfigurationsSplitBetweenMembersAndStack) {
       {path("nn") + ": model_type: a run of kind neural, but the --member it stands for (" +
        path("single_xgb") + ") is of kind xgboost"});
   EXPECT_FALSE(fs::exists(path("single_bad") + "/config.json"));
+}
+
+// Kernel Tuner devices (issue #36's held-out-device protocol): the members trained on devices A
+// and B, the stack fitted on C with the other devices' times (A's and B's) as one more member;
+// blended with runs refitted on A, B and C, the written stack ranks a fourth device by all three
+// devices' times, with the weights fitted on the A-and-B members'.
+TEST_F(StackCli, OtherDevicesJoinTheRefitMembersReferences) {
+  const std::string kt = path("kt");
+  fs::create_directories(kt);
+  const std::vector<std::string> devices = {"DevA", "DevB", "DevC", "DevD"};
+  for (size_t d = 0; d < devices.size(); ++d)
+    graphcost::testing::write_device_cache(kt + "/" + devices[d] + ".json", devices[d],
+                                           1.0 + 0.5 * static_cast<double>(d),
+                                           4.0 + 0.4 * static_cast<double>(d));
+  auto graph = [](const std::string& device) { return "toy_" + device; };
+  auto leave_out = [&](std::vector<std::string> names) {
+    std::string flags;
+    for (const std::string& name : names) flags += " --exclude " + graph(name);
+    return flags;
+  };
+  const std::string common = " --data " + kt + " --collection tile:xla --threads 1 --rounds 5";
+  std::string output;
+  ASSERT_EQ(
+      run_graphcost("xgb train" + common + leave_out({"DevC", "DevD"}) + " --out " + path("kt_ab"),
+                    &output),
+      0)
+      << output;
+  ASSERT_EQ(run_graphcost("xgb train" + common + leave_out({"DevD"}) + " --out " + path("kt_abc"),
+                          &output),
+            0)
+      << output;
+  const std::string base = "stack --data " + kt + " --collection tile:xla --threads 1 --folds 2" +
+                           leave_out({"DevA", "DevB", "DevD"}) + " --member " + path("kt_ab") +
+                           " --member-other-devices --out ";
+  ASSERT_EQ(run_graphcost(base + path("kt_stack"), &output), 0) << output;
+  ASSERT_EQ(run_graphcost(base + path("kt_refit") + " --refit-member " + path("kt_abc"), &output),
+            0)
+      << output;
+  const json plain = config(path("kt_stack")), refit = config(path("kt_refit"));
+  EXPECT_EQ(refit["stack"]["weights"], plain["stack"]["weights"]);
+  EXPECT_EQ(refit["stack"]["members"], json({path("kt_abc")}));
+  EXPECT_EQ(refit["stack"]["fitted_on_members"], json({path("kt_ab")}));
+  auto references = [](const std::string& run) {
+    return json::parse(graphcost::read_file(run + "/other_devices.json"))["references"];
+  };
+  EXPECT_EQ(references(path("kt_stack")), json({graph("DevA"), graph("DevB")}));
+  EXPECT_EQ(references(path("kt_refit")), json({graph("DevA"), graph("DevB"), graph("DevC")}));
+  // The refitted stack scores the held-out device like any run.
+  auto [status, scored] = run_graphcost("eval --data " + kt +
+                                            "/DevD.json --collection tile:xla "
+                                            "--threads 1 --json --model " +
+                                            path("kt_refit"),
+                                        graphcost::testing::Streams::Stdout)
+                              .pair();
+  ASSERT_EQ(status, 0) << scored;
+  EXPECT_TRUE(json::parse(scored)["kendall_tau"].is_number()) << scored;
 }
 
 TEST_F(StackCli, BadInputIsOneLine) {
