@@ -58,6 +58,7 @@ struct StudyCommand {
   double heartbeat_timeout = 300;
   std::unique_ptr<OptionFlags<train::TrainOptions>> flags;
   const CLI::Option* collection_option = nullptr;
+  std::string note;  // a line the first worker prints once the study is open (the defaults used)
 };
 
 // "kendall_tau:max" -> {"kendall_tau", true}; a metric alone takes its natural direction (the
@@ -210,6 +211,7 @@ void run_worker(const StudyCommand& c, const json& base, const study::SearchSpac
                          {"pruner_options", options_json(c.pruner_options, "--pruner-options")}};
   const int64_t study_id =
       storage->open_study(c.study, maximize, json::parse(space_json.dump()), settings);
+  if (!c.note.empty()) std::fprintf(stderr, "%s\n", c.note.c_str());
   const bool grid = c.sampler == "grid";
   const int64_t grid_size = grid ? study::grid_size(space) : 0;
   std::unique_ptr<study::Sampler> sampler =
@@ -333,9 +335,22 @@ void run_study(StudyCommand& c) {
                  "data (%s; docs/kernel-tuner.md); options given override them\n",
                  train::tabular_defaults_text(true).c_str());
   }
-  if (c.config.empty() && c.collection_option != nullptr && c.collection_option->count() == 0)
-    if (const auto named = data::collection_id_in_path(base_options.data))
-      base_options.collection = named->str();
+  auto collection_from_path = [&] {
+    if (c.config.empty() && c.collection_option != nullptr && c.collection_option->count() == 0)
+      if (const auto named = data::collection_id_in_path(base_options.data))
+        base_options.collection = named->str();
+  };
+  collection_from_path();
+  if (c.model_type == "gnn" && !io::is_kernel_tuner_source(base_options.data, base_options.split) &&
+      data::CollectionId::parse(base_options.collection).kind == data::ConfigKind::Tile) {
+    // Each trial's decay is set from its own iterations (train::finish_tile_defaults).
+    base_options = base_from(train::tile_defaults());
+    collection_from_path();
+    // Said once the study is open: a bad space or storage is one line before anything else.
+    c.note = "study: tile data: the trials start from the defaults for tile configurations (" +
+             train::tile_defaults_text(true) +
+             "; docs/quality.md); options given and the space override them";
+  }
   const data::CollectionId id = data::CollectionId::parse(base_options.collection);
   parse_objective(c.objective, id.kind);  // a bad objective before anything else
   json base = base_options;
@@ -384,6 +399,7 @@ void run_study(StudyCommand& c) {
     check_data(pid >= 0, "study", "--workers", "cannot start a worker process");
     if (pid == 0) {
       int status = 0;
+      c.note.clear();  // the first worker says it
       try {
         run_worker(c, base, space, space_json, threads);
       } catch (const Error& e) {

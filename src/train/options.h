@@ -104,6 +104,19 @@ TrainOptions tabular_defaults();
 // (keyword arguments).
 std::string tabular_defaults_text(bool as_flags);
 
+// The defaults a new run on TpuGraphs tile data (tile configurations that are not Kernel Tuner
+// records) starts from: SAGE 64 x 3, G = 2, S = 32, 40,000 iterations, the step size divided by
+// sqrt(10) at 3/4 of the iterations. At train's defaults (1,000 iterations) the model stopped far
+// short of XGBoost on graph features; trained this long it is level with it on the tile score
+// and ahead on Kendall tau (docs/quality.md, "Tile"). decay_at holds kDecayAtThreeQuarters until
+// finish_tile_defaults() sets it from the iterations the run ends up with.
+inline constexpr int64_t kDecayAtThreeQuarters = -1;
+TrainOptions tile_defaults();
+// After the given options were applied over tile_defaults(): a decay still at its placeholder
+// (none was given) becomes 3/4 of the iterations, or none under the cosine schedule.
+void finish_tile_defaults(TrainOptions& options);
+std::string tile_defaults_text(bool as_flags);
+
 // Which model a new run fits, "gnn" or "xgboost", for the `requested` one ("auto", "gnn" or
 // "xgboost"; anything else is an Error naming `option`): auto is XGBoost on Kernel Tuner
 // records, where it ranks a held-out device better than the neural model does

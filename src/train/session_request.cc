@@ -45,6 +45,19 @@ TrainOptions read_config_file(const std::string& path, bool& collection_named,
   return options;
 }
 
+// The kind of configurations a new run reads: the collection named (flag or --config), else the
+// one the data's folder names, else the default id's. A collection that does not parse is left
+// to the option checks below, which name it.
+data::ConfigKind run_kind(const TrainOptions& options, bool collection_named) {
+  if (!collection_named)
+    if (const auto named = data::collection_id_in_path(options.data)) return named->kind;
+  try {
+    return data::CollectionId::parse(options.collection).kind;
+  } catch (const Error&) {
+    return data::ConfigKind::Layout;
+  }
+}
+
 }  // namespace
 
 TrainOptions resolve_session_options(const SessionRequest& request, const run::RunFolder& folder,
@@ -53,6 +66,9 @@ TrainOptions resolve_session_options(const SessionRequest& request, const run::R
   auto name = [&](const char* key) { return option_name(names, key); };
   TrainOptions options;
   bool collection_named = request.collection_given;
+  // Which defaults the data chose, said once the options have passed their checks (a refusal is
+  // one line).
+  std::string defaults_note;
   if (request.resume) {
     check_data(request.config_file.empty() || request.restarted, "train", name("config"),
                "not with " + name("resume") + " (the run keeps its stored options)");
@@ -88,12 +104,18 @@ TrainOptions resolve_session_options(const SessionRequest& request, const run::R
     if (given_data == nullptr && !options.data.empty() &&
         io::is_kernel_tuner_source(options.data, options.split)) {
       options = resolve(tabular_defaults());
-      if (leader)
-        std::fprintf(stderr,
-                     "train: Kernel Tuner records: the defaults for tabular data (%s; "
-                     "docs/kernel-tuner.md); options given override them\n",
-                     tabular_defaults_text(names == OptionNames::Flags).c_str());
+      defaults_note = "train: Kernel Tuner records: the defaults for tabular data (" +
+                      tabular_defaults_text(names == OptionNames::Flags) +
+                      "; docs/kernel-tuner.md); options given override them";
+    } else if (given_data == nullptr &&
+               run_kind(options, collection_named) == data::ConfigKind::Tile) {
+      options = resolve(tile_defaults());
+      defaults_note = "train: tile data: the defaults for tile configurations (" +
+                      tile_defaults_text(names == OptionNames::Flags) +
+                      "; docs/quality.md); options given override them";
     }
+    // Here, or in a study's trial whose base options came from tile_defaults().
+    finish_tile_defaults(options);
   }
   if (given_data == nullptr)
     check_data(!options.data.empty(), "train", name("data"),
@@ -118,6 +140,7 @@ TrainOptions resolve_session_options(const SessionRequest& request, const run::R
     if (request.config_file.empty()) throw;
     throw Error(request.config_file, "", e.what());  // "<file>: train options: <key>: <problem>"
   }
+  if (leader && !defaults_note.empty()) std::fprintf(stderr, "%s\n", defaults_note.c_str());
   return options;
 }
 
