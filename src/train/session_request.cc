@@ -89,7 +89,8 @@ TrainOptions resolve_session_options(const SessionRequest& request, const run::R
                    " (only " + free + " may change)");
   } else {
     // Defaults, then the --config file, then the options given. Tabular records (Kernel Tuner
-    // caches) start from defaults of their own, which only the data the options name can tell.
+    // caches) and tile data start from defaults of their own, which only the data (and the
+    // collection) the options name can tell.
     auto resolve = [&](const TrainOptions& base) {
       TrainOptions resolved = base;
       if (!request.config_file.empty()) {
