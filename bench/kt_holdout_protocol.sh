@@ -26,7 +26,8 @@
 # environment: SEEDS (5), XGB_CANDIDATES ("name:rounds:depth:eta ..."), NEURAL_CANDIDATES
 #   ("name:flag,flag,... ...": train's flags, comma-separated, e.g. "i300:--iterations,300"), KERNELS (every folder under ../shared/data/kernel_tuner), THREADS (1), QUICK=1
 #   (a smoke test of the mechanics: 2 seeds, tiny runs; its numbers mean nothing), METHODS (the
-#   grid's methods, "xgboost neural"), STUDY_TRIALS (0: no study), STUDY_SPACE, STACK (1).
+#   grid's methods, "xgboost neural"), STUDY_TRIALS (0: no study), STUDY_SPACE, STACK (1),
+#   HELD (the held-out devices to run, by file stem, e.g. "A100 W6600"; default every one).
 # Interrupted, it resumes: rerun the same command with the same WORK_DIR; finished runs are kept
 # and only rescored (test.tsv is rebuilt).
 set -euo pipefail
@@ -166,6 +167,9 @@ for kernel in "${kernels[@]}"; do
   name_of() { for n in "${names[@]}"; do if [[ "$n" == *"_$1"* ]]; then echo "$n"; fi; done; }
   for held in "${caches[@]}"; do
     device=$(device_of "$held")
+    # HELD: only these held-out devices (folds run apart, e.g. side by side in two work folders
+    # whose fold folders are then gathered into one for the summary).
+    [ -z "${HELD:-}" ] || [[ " $HELD " == *" $device "* ]] || continue
     held_name=$(name_of "$device")
     [ -n "$held_name" ] || { bench_skip "kt_holdout_protocol_${kernel}_$device" "no graph named after $device"; continue; }
     fold="$work/$kernel/$device"
