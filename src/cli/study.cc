@@ -330,10 +330,10 @@ void run_study(StudyCommand& c) {
   check_data(!base_options.data.empty(), "study", "--data", "no dataset path given");
   if (c.model_type == "gnn" && io::is_kernel_tuner_source(base_options.data, base_options.split)) {
     base_options = base_from(train::tabular_defaults());
-    std::fprintf(stderr,
-                 "study: Kernel Tuner records: the trials start from the defaults for tabular "
-                 "data (%s; docs/kernel-tuner.md); options given override them\n",
-                 train::tabular_defaults_text(true).c_str());
+    // Said once the study is open, as the tile defaults' line below.
+    c.note = "study: Kernel Tuner records: the trials start from the defaults for tabular data (" +
+             train::tabular_defaults_text(true) +
+             "; docs/kernel-tuner.md); options given override them";
   }
   auto collection_from_path = [&] {
     if (c.config.empty() && c.collection_option != nullptr && c.collection_option->count() == 0)

@@ -168,6 +168,16 @@ TEST_F(StudyCli, NeuralTrialsOnKernelTunerCachesStartFromTheTabularDefaults) {
                         "--slate-size 256; docs/kernel-tuner.md); options given override them\n"),
             std::string::npos)
       << output;
+  // A bad space on caches is still one line: the defaults' line waits until the study is open.
+  std::ofstream(path("kt_bad_space.json"))
+      << R"({"lr": {"type": "float", "low": 0.1, "high": 0.01}})";
+  auto [bad_status, bad_output] =
+      run_graphcost("study --data " + path("kt") + " --space " + path("kt_bad_space.json") +
+                    " --storage sqlite:///" + path("kt_bad.db") + " --study kt --threads 1")
+          .pair();
+  EXPECT_EQ(bad_status, 1) << bad_output;
+  EXPECT_EQ(std::count(bad_output.begin(), bad_output.end(), '\n'), 1) << bad_output;
+  EXPECT_EQ(bad_output.rfind("graphcost: error: ", 0), 0u) << bad_output;
   const json trials = exported("kt");
   ASSERT_TRUE(trials.is_array() && trials.size() == 1u) << trials;
   EXPECT_EQ(trials[0]["state"], "complete") << trials;
